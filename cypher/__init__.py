@@ -1,0 +1,1 @@
+"""Cypher statements, one per file; shipped inside the wheel as ``memexd.cypher``."""

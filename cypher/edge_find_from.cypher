@@ -1,0 +1,12 @@
+// Edges leaving one item (index seek on the source), optionally filtered.
+// @params from to min_weight active_only limit
+MATCH (a:Item {id: $from})-[r/*<kind>*//*</kind>*/]->(b:Item)
+WHERE r.edge_id IS NOT NULL AND r.retracted = false
+  AND ($to IS NULL OR b.id = $to)
+  AND ($min_weight IS NULL OR r.weight >= $min_weight)
+  AND (NOT $active_only OR r.active)
+WITH a, r, b
+ORDER BY r.edge_id
+LIMIT $limit
+RETURN r {.edge_id, .weight, .author, .source_kind, .authority, .active, .meta, .version,
+          kind: type(r), from_id: a.id, to_id: b.id} AS edge

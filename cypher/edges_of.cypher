@@ -1,0 +1,12 @@
+// Edges touching each given item in a direction (the pattern slot), for the
+// MemoryItem.edges loader. One row per item id.
+// @params ids kind active_only
+UNWIND $ids AS id
+MATCH (x:Item {id: id})/*<pattern>*/-[r]-/*</pattern>*/(:Item)
+WHERE r.edge_id IS NOT NULL AND r.retracted = false
+  AND ($kind IS NULL OR type(r) = $kind)
+  AND (NOT $active_only OR r.active)
+WITH DISTINCT id, r
+ORDER BY r.edge_id
+RETURN id, collect(r {.edge_id, .weight, .author, .source_kind, .authority, .active, .meta,
+          .version, kind: type(r), from_id: startNode(r).id, to_id: endNode(r).id}) AS edges

@@ -1,0 +1,12 @@
+// Events after a log position, in commit order, optionally filtered.
+// @params after namespaces types scope_prefix limit
+MATCH (e:Event)
+WHERE e.seq > $after
+  AND ($namespaces IS NULL OR e.namespace IN $namespaces)
+  AND ($types IS NULL OR e.type IN $types)
+  AND ($scope_prefix IS NULL OR e.scope STARTS WITH $scope_prefix)
+WITH e
+ORDER BY e.seq
+LIMIT $limit
+RETURN e {.id, .namespace, .type, .ts, .trace_id, .cause_id, .payload, .scope,
+          .subject} AS event

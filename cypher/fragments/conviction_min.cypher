@@ -1,0 +1,3 @@
+// Filter predicate: conviction (missing counts as 0) at least $value.
+// @params value
+MATCH (n:Item) WHERE /*<pred>*/coalesce(n.conviction, 0.0) >= $value/*</pred>*/ RETURN n

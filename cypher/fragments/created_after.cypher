@@ -1,0 +1,3 @@
+// Filter predicate: created (UUIDv7 time, ms) after $value.
+// @params value
+MATCH (n:Item) WHERE /*<pred>*/n.created_at > $value/*</pred>*/ RETURN n

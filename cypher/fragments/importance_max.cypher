@@ -1,0 +1,3 @@
+// Filter predicate: importance (missing counts as 0) at most $value.
+// @params value
+MATCH (n:Item) WHERE /*<pred>*/coalesce(n.importance, 0.0) <= $value/*</pred>*/ RETURN n

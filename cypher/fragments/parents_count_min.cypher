@@ -1,0 +1,3 @@
+// Filter predicate: at least $value parents.
+// @params value
+MATCH (n:Item) WHERE /*<pred>*/size(n.parents) >= $value/*</pred>*/ RETURN n

@@ -1,0 +1,43 @@
+// Create a batch of items in one atomic statement: re-check that no id is
+// taken, create the nodes, link parents that exist (PARENT) and wait for the
+// ones that do not (AWAITS a Placeholder), resolve placeholders earlier items
+// left for these ids, and append one memory.created event per item.
+// Returns no row when an id is already taken.
+// @params ids rows links events
+OPTIONAL MATCH (dup:Item) WHERE dup.id IN $ids
+WITH count(dup) AS dups
+WHERE dups = 0
+MATCH (seq:Counter {name: 'event'})
+SET seq.value = seq.value + size($events)
+WITH seq.value - size($events) AS base
+UNWIND $rows AS row
+CREATE (n:Item)
+SET n = row
+WITH base, count(n) AS created
+CALL {
+  WITH base
+  UNWIND $links AS link
+  MATCH (c:Item {id: link.child})
+  OPTIONAL MATCH (p:Item {id: link.parent})
+  FOREACH (_ IN CASE WHEN p IS NULL THEN [] ELSE [1] END |
+    CREATE (c)-[:PARENT {ord: link.ord}]->(p))
+  FOREACH (_ IN CASE WHEN p IS NULL THEN [1] ELSE [] END |
+    MERGE (w:Placeholder {id: link.parent})
+    CREATE (c)-[:AWAITS {ord: link.ord}]->(w))
+  RETURN count(*) AS linked
+}
+CALL {
+  WITH base
+  UNWIND $ids AS id
+  MATCH (w:Placeholder {id: id})<-[a:AWAITS]-(c:Item)
+  MATCH (n:Item {id: id})
+  CREATE (c)-[:PARENT {ord: a.ord}]->(n)
+  DELETE a
+  WITH DISTINCT w
+  DELETE w
+  RETURN count(*) AS resolved
+}
+UNWIND range(0, size($events) - 1) AS i
+CREATE (e:Event)
+SET e = $events[i], e.seq = base + i + 1
+RETURN created, count(e) AS events

@@ -1,0 +1,11 @@
+// Items matching a compiled filter, sorted and paged in the database.
+// @params include_retracted offset limit
+MATCH (n:Item)
+WHERE ($include_retracted OR n.retracted = false) AND (/*<filter>*/true/*</filter>*/)
+WITH n
+ORDER BY /*<order>*/n.id/*</order>*/
+SKIP $offset
+LIMIT $limit
+RETURN n {.id, .scope, .kind, .content, .author, .source_kind, .parents, .authority,
+          .conviction, .importance, .intent_id, .task_id, .meta, .created_at, .retracted,
+          .version} AS item

@@ -1,0 +1,6 @@
+"""memexd: a knowledge-graph memory service for AI agents."""
+
+from __future__ import annotations
+
+__version__ = "0.1.0"
+__all__ = ["__version__"]

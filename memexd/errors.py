@@ -1,0 +1,128 @@
+"""The memexd exception hierarchy.
+
+Every error a client can see derives from :class:`MemexError` and carries the
+``code`` that the GraphQL layer puts in ``extensions.code``::
+
+    MemexError
+    ├── NotFound            MEMORY_NOT_FOUND / EDGE_NOT_FOUND / ...
+    ├── Duplicate           DUPLICATE_MEMORY / DUPLICATE_EDGE / ...
+    ├── InvalidTransition   INVALID_INTENT_TRANSITION / INVALID_TASK_TRANSITION
+    ├── InvalidTimestamp    INVALID_TIMESTAMP
+    ├── BadUserInput        BAD_USER_INPUT (validation, limits)
+    └── StorageError        engine failures, mapped in ``memexd.graph.errors``
+        ├── ResourceExhausted   RESOURCE_EXHAUSTED (query timeout / memory cap)
+        ├── ConstraintViolation (turned into Duplicate* by the services)
+        ├── SchemaExists        (an index or constraint is already there)
+        └── StorageUnavailable  INTERNAL (masked)
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "BadUserInput",
+    "ConstraintViolation",
+    "Duplicate",
+    "DuplicateEdge",
+    "DuplicateMemory",
+    "EdgeNotFound",
+    "InvalidTimestamp",
+    "MemexError",
+    "MemoryNotFound",
+    "NotFound",
+    "ResourceExhausted",
+    "SchemaExists",
+    "StorageError",
+    "StorageUnavailable",
+]
+
+
+class MemexError(Exception):
+    """Base of every error memexd reports to clients."""
+
+    code = "INTERNAL"
+    #: Whether the message may be shown to clients as is.
+    public = True
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message)
+        self.message = message
+
+
+class NotFound(MemexError):
+    code = "NOT_FOUND"
+
+
+class MemoryNotFound(NotFound):
+    code = "MEMORY_NOT_FOUND"
+
+    def __init__(self, item_id: str) -> None:
+        super().__init__(f"memory item {item_id} not found")
+        self.item_id = item_id
+
+
+class EdgeNotFound(NotFound):
+    code = "EDGE_NOT_FOUND"
+
+    def __init__(self, edge_id: str) -> None:
+        super().__init__(f"edge {edge_id} not found")
+        self.edge_id = edge_id
+
+
+class Duplicate(MemexError):
+    code = "DUPLICATE"
+
+
+class DuplicateMemory(Duplicate):
+    code = "DUPLICATE_MEMORY"
+
+    def __init__(self, ids: list[str]) -> None:
+        super().__init__(f"memory item already exists: {', '.join(ids)}")
+        self.ids = ids
+
+
+class DuplicateEdge(Duplicate):
+    code = "DUPLICATE_EDGE"
+
+    def __init__(self, ids: list[str]) -> None:
+        super().__init__(f"edge already exists: {', '.join(ids)}")
+        self.ids = ids
+
+
+class InvalidTimestamp(MemexError):
+    code = "INVALID_TIMESTAMP"
+
+
+class BadUserInput(MemexError):
+    """Input that fails validation or exceeds a configured limit."""
+
+    code = "BAD_USER_INPUT"
+
+    def __init__(self, message: str, *, field: str | None = None) -> None:
+        super().__init__(f"{field}: {message}" if field else message)
+        self.field = field
+
+
+class StorageError(MemexError):
+    """A failure inside the graph engine. Details never reach clients."""
+
+    code = "INTERNAL"
+    public = False
+
+
+class ResourceExhausted(StorageError):
+    """The engine stopped a query at its time or memory limit."""
+
+    code = "RESOURCE_EXHAUSTED"
+    public = True
+
+
+class ConstraintViolation(StorageError):
+    """A uniqueness constraint rejected a write (a race the pre-check lost)."""
+
+
+class SchemaExists(StorageError):
+    """A migration's index or constraint already exists (re-runs are no-ops)."""
+
+
+class StorageUnavailable(StorageError):
+    """The engine cannot be reached."""

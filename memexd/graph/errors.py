@@ -1,0 +1,83 @@
+"""Engine errors mapped to memexd errors: the only place that knows both."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+import neo4j.exceptions as neo
+import redis.exceptions as redis_errors
+
+from memexd.errors import (
+    ConstraintViolation,
+    MemexError,
+    ResourceExhausted,
+    SchemaExists,
+    StorageError,
+    StorageUnavailable,
+)
+
+__all__ = ["MissingGraph", "falkordb_errors", "neo4j_errors"]
+
+log = logging.getLogger("memexd.graph")
+
+
+
+class MissingGraph(StorageError):
+    """FalkorDB: a read-only query on a graph nobody has written yet."""
+
+
+_FALKOR_EXHAUSTED = ("timed out", "timeout", "mem consumption exceeded", "memory capacity")
+
+
+@contextmanager
+def falkordb_errors() -> Iterator[None]:
+    try:
+        yield
+    except MemexError:
+        raise
+    except redis_errors.ResponseError as exc:
+        text = str(exc)
+        lowered = text.lower()
+        if any(marker in lowered for marker in _FALKOR_EXHAUSTED):
+            raise ResourceExhausted("the query exceeded the engine's time or memory limit") from exc
+        if "empty key" in lowered:
+            raise MissingGraph(text) from exc
+        if "already indexed" in lowered or "already exists" in lowered:
+            raise SchemaExists(text) from exc
+        if "constraint violation" in lowered:
+            raise ConstraintViolation(text) from exc
+        log.error("falkordb rejected a query: %s", text)
+        raise StorageError("graph engine error") from exc
+    except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
+        raise StorageUnavailable("graph engine unavailable") from exc
+    except redis_errors.RedisError as exc:
+        log.error("falkordb client error: %s", exc)
+        raise StorageError("graph engine error") from exc
+
+
+@contextmanager
+def neo4j_errors() -> Iterator[None]:
+    try:
+        yield
+    except MemexError:
+        raise
+    except neo.ConstraintError as exc:
+        raise ConstraintViolation(str(exc.message)) from exc
+    except neo.ClientError as exc:
+        code = exc.code or ""
+        if "AlreadyExists" in code:
+            raise SchemaExists(str(exc.message)) from exc
+        if "TransactionTimedOut" in code or "MemoryPoolOutOfMemory" in code:
+            raise ResourceExhausted("the query exceeded the engine's time or memory limit") from exc
+        log.error("neo4j rejected a query: %s %s", code, exc.message)
+        raise StorageError("graph engine error") from exc
+    except (neo.ServiceUnavailable, neo.SessionExpired) as exc:
+        raise StorageUnavailable("graph engine unavailable") from exc
+    except neo.Neo4jError as exc:
+        log.error("neo4j error: %s %s", exc.code, exc.message)
+        raise StorageError("graph engine error") from exc
+    except neo.DriverError as exc:
+        log.error("neo4j driver error: %s", exc)
+        raise StorageError("graph engine error") from exc

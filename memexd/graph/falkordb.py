@@ -1,0 +1,153 @@
+"""FalkorDB over its native protocol (never the experimental Bolt port)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+from urllib.parse import urlparse
+
+from falkordb.asyncio import FalkorDB
+
+from memexd.errors import BadUserInput
+from memexd.graph.errors import MissingGraph, falkordb_errors
+from memexd.types import Params, Row
+
+__all__ = ["FalkorStore", "encode_params"]
+
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+class FalkorStore:
+    """A :class:`memexd.types.GraphStore` on one FalkorDB graph."""
+
+    backend = "falkordb"
+
+    def __init__(
+        self,
+        client: FalkorDB,
+        graph: str,
+        timeout_ms: int | None = None,
+        on_close: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        self._client = client
+        self._graph = client.select_graph(graph)
+        self._timeout = timeout_ms
+        self._on_close = on_close
+
+    @classmethod
+    def connect(
+        cls,
+        *,
+        uri: str | None = None,
+        unix_socket: str | None = None,
+        graph: str,
+        password: str | None = None,
+        timeout_ms: int | None = None,
+        on_close: Callable[[], Awaitable[None]] | None = None,
+    ) -> FalkorStore:
+        if unix_socket is not None:
+            client = FalkorDB(unix_socket_path=unix_socket, max_connections=64)
+        else:
+            parsed = urlparse(uri or "")
+            client = FalkorDB(
+                host=parsed.hostname or "localhost",
+                port=parsed.port or 6379,
+                username=parsed.username or None,
+                password=parsed.password or password,
+                max_connections=64,
+            )
+        return cls(client, graph, timeout_ms, on_close)
+
+    @property
+    def graph_name(self) -> str:
+        return str(self._graph.name)
+
+    def with_graph(self, graph: str) -> FalkorStore:
+        """Another graph on the same server and connection pool."""
+        return FalkorStore(self._client, graph, self._timeout)
+
+    async def read(self, text: str, params: Params) -> list[Row]:
+        return await self._run(text, params, read_only=True)
+
+    async def write(self, text: str, params: Params) -> list[Row]:
+        return await self._run(text, params, read_only=False)
+
+    async def execute_ddl(self, text: str) -> None:
+        with falkordb_errors():
+            await self._graph.query(text)
+
+    async def create_unique(self, label: str, prop: str) -> None:
+        with falkordb_errors():
+            await self._graph.create_node_unique_constraint(label, prop)
+
+    async def drop(self) -> None:
+        """Delete the whole graph (tests, ``memexd reset``)."""
+        with falkordb_errors():
+            await self._graph.delete()
+
+    async def ping(self) -> None:
+        with falkordb_errors():
+            await self._client.connection.ping()
+
+    async def close(self) -> None:
+        await self._client.connection.aclose()
+        if self._on_close is not None:
+            await self._on_close()
+
+    async def _run(self, text: str, params: Params, *, read_only: bool) -> list[Row]:
+        query = encode_params(params) + text
+        try:
+            with falkordb_errors():
+                result = await self._graph._query(query, None, self._timeout, read_only)
+        except MissingGraph:
+            return []  # nothing written yet: every read is empty
+        names = [column[1] for column in result.header]
+        return [dict(zip(names, row, strict=True)) for row in result.result_set]
+
+
+def encode_params(params: Params) -> str:
+    """The ``CYPHER a=… b=…`` header FalkorDB reads parameters from.
+
+    We write it ourselves: the client's encoder emits ``nan``/``inf`` and
+    integers outside int64 (silently clamped by the server), and a NUL byte
+    would cut the query short.
+    """
+    if not params:
+        return ""
+    parts = ["CYPHER"]
+    for key, value in params.items():
+        parts.append(f"{_key(key)}={_literal(value)}")
+    return " ".join(parts) + " "
+
+
+def _key(key: str) -> str:
+    if not key or "`" in key or "\x00" in key:
+        raise BadUserInput(f"unsupported property or parameter name {key!r}")
+    return f"`{key}`"
+
+
+def _literal(value: Any) -> str:
+    if value is None:
+        return "null"
+    if value is True:
+        return "true"
+    if value is False:
+        return "false"
+    if isinstance(value, int):
+        if not _INT64[0] <= value <= _INT64[1]:
+            raise BadUserInput(f"integer {value} is outside the 64-bit range")
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise BadUserInput("numbers must be finite")
+        return repr(value)
+    if isinstance(value, str):
+        if "\x00" in value:
+            raise BadUserInput("strings may not contain NUL characters")
+        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    if isinstance(value, list | tuple):
+        return "[" + ",".join(_literal(v) for v in value) + "]"
+    if isinstance(value, Mapping):
+        return "{" + ",".join(f"{_key(str(k))}:{_literal(v)}" for k, v in value.items()) + "}"
+    raise TypeError(f"cannot pass {type(value).__name__} as a Cypher parameter")

@@ -1,0 +1,88 @@
+"""Versioned schema migrations, per backend, recorded in the graph.
+
+``migrations/<backend>/NNNN_name.cypher`` holds ``;``-separated statements;
+``NNNN_name.constraints`` (FalkorDB only) lists ``Label property`` pairs for
+unique constraints, which FalkorDB creates with a command, not Cypher.
+Statements are idempotent: an index that already exists is not an error.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+from importlib import resources
+from importlib.abc import Traversable
+
+from memexd.errors import SchemaExists
+from memexd.graph import Graph
+from memexd.graph.falkordb import FalkorStore
+
+__all__ = ["Migration", "discover", "migrate", "pending"]
+
+log = logging.getLogger("memexd.migrate")
+
+
+@dataclass(frozen=True, slots=True)
+class Migration:
+    version: int
+    name: str
+    source: Traversable
+
+    @property
+    def is_constraints(self) -> bool:
+        return self.source.name.endswith(".constraints")
+
+    def statements(self) -> list[str]:
+        text = self.source.read_text(encoding="utf-8")
+        if self.is_constraints:
+            lines = (line.split("#", 1)[0].strip() for line in text.splitlines())
+            return [line for line in lines if line]
+        body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("//"))
+        return [s.strip() for s in body.split(";") if s.strip()]
+
+
+def discover(backend: str) -> list[Migration]:
+    folder = resources.files("memexd.migrations").joinpath(backend)
+    found = []
+    for entry in folder.iterdir():
+        stem, _, suffix = entry.name.partition(".")
+        if suffix not in {"cypher", "constraints"}:
+            continue
+        number, _, name = stem.partition("_")
+        found.append(Migration(int(number), name, entry))
+    return sorted(found, key=lambda m: m.version)
+
+
+async def pending(graph: Graph) -> list[Migration]:
+    done = {int(row["version"]) for row in await graph.read("migration_applied")}
+    return [m for m in discover(graph.backend) if m.version not in done]
+
+
+async def migrate(graph: Graph) -> list[Migration]:
+    """Apply pending migrations in order; return the ones applied."""
+    applied = []
+    for migration in await pending(graph):
+        for statement in migration.statements():
+            try:
+                await _run(graph, migration, statement)
+            except SchemaExists:
+                log.debug("migration %04d: already in place: %s", migration.version, statement)
+        await graph.write(
+            "migration_record",
+            {"version": migration.version, "name": migration.name,
+             "applied_at": time.time_ns() // 1_000_000},  # fmt: skip
+        )
+        log.info("applied migration %04d_%s", migration.version, migration.name)
+        applied.append(migration)
+    return applied
+
+
+async def _run(graph: Graph, migration: Migration, statement: str) -> None:
+    if not migration.is_constraints:
+        await graph.store.execute_ddl(statement)
+        return
+    if not isinstance(graph.store, FalkorStore):
+        raise TypeError(f"{migration.source.name}: constraint files are FalkorDB-only")
+    label, prop = statement.split()
+    await graph.store.create_unique(label, prop)

@@ -1,0 +1,177 @@
+"""Conversions between domain records, graph properties and MemEX JSON."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from memexd.meta import canonical_json, flatten_meta
+from memexd.model import Edge, Event, Item
+from memexd.types import JSONObject, Row
+
+__all__ = [
+    "edge_from_row",
+    "edge_json",
+    "edge_props",
+    "event_from_row",
+    "event_props",
+    "item_from_row",
+    "item_json",
+    "item_props",
+]
+
+
+def _loads(text: str | None) -> Any:
+    return None if text is None else json.loads(text)
+
+
+def item_props(item: Item) -> dict[str, Any]:
+    """Node properties of a new item (absent optionals are left out)."""
+    props: dict[str, Any] = {
+        "id": item.id,
+        "scope": item.scope,
+        "kind": item.kind,
+        "content": canonical_json(item.content),
+        "author": item.author,
+        "source_kind": item.source_kind,
+        "parents": list(item.parents),
+        "authority": item.authority,
+        "created_at": item.created_at,
+        "retracted": item.retracted,
+        "version": 0,
+    }
+    optional = {
+        "conviction": item.conviction,
+        "importance": item.importance,
+        "intent_id": item.intent_id,
+        "task_id": item.task_id,
+        "meta": None if item.meta is None else canonical_json(item.meta),
+    }
+    props.update({k: v for k, v in optional.items() if v is not None})
+    props.update(flatten_meta(item.meta))
+    return props
+
+
+def item_from_row(row: Row) -> Item:
+    return Item(
+        id=row["id"],
+        scope=row["scope"],
+        kind=row["kind"],
+        content=json.loads(row["content"]),
+        author=row["author"],
+        source_kind=row["source_kind"],
+        authority=float(row["authority"]),
+        created_at=int(row["created_at"]),
+        parents=tuple(row["parents"] or ()),
+        conviction=row.get("conviction"),
+        importance=row.get("importance"),
+        intent_id=row.get("intent_id"),
+        task_id=row.get("task_id"),
+        meta=_loads(row.get("meta")),
+        retracted=bool(row.get("retracted")),
+    )
+
+
+def item_json(item: Item) -> JSONObject:
+    """MemEX's snake_case item object (absent optionals left out)."""
+    out: JSONObject = {
+        "id": item.id,
+        "scope": item.scope,
+        "kind": item.kind,
+        "content": item.content,
+        "author": item.author,
+        "source_kind": item.source_kind,
+        "parents": list(item.parents),
+        "authority": item.authority,
+    }
+    optional = {
+        "conviction": item.conviction,
+        "importance": item.importance,
+        "intent_id": item.intent_id,
+        "task_id": item.task_id,
+        "meta": item.meta,
+    }
+    out.update({k: v for k, v in optional.items() if v is not None})
+    return out
+
+
+def edge_props(edge: Edge) -> dict[str, Any]:
+    props: dict[str, Any] = {
+        "edge_id": edge.edge_id,
+        "author": edge.author,
+        "source_kind": edge.source_kind,
+        "authority": edge.authority,
+        "active": edge.active,
+        "retracted": False,
+        "version": 0,
+    }
+    if edge.weight is not None:
+        props["weight"] = edge.weight
+    if edge.meta is not None:
+        props["meta"] = canonical_json(edge.meta)
+    return props
+
+
+def edge_from_row(row: Row) -> Edge:
+    return Edge(
+        edge_id=row["edge_id"],
+        from_id=row["from_id"],
+        to_id=row["to_id"],
+        kind=row["kind"],
+        author=row["author"],
+        source_kind=row["source_kind"],
+        authority=float(row["authority"]),
+        weight=row.get("weight"),
+        active=bool(row["active"]),
+        meta=_loads(row.get("meta")),
+    )
+
+
+def edge_json(edge: Edge) -> JSONObject:
+    out: JSONObject = {
+        "edge_id": edge.edge_id,
+        "from": edge.from_id,
+        "to": edge.to_id,
+        "kind": edge.kind,
+        "author": edge.author,
+        "source_kind": edge.source_kind,
+        "authority": edge.authority,
+        "active": edge.active,
+    }
+    if edge.weight is not None:
+        out["weight"] = edge.weight
+    if edge.meta is not None:
+        out["meta"] = edge.meta
+    return out
+
+
+def event_props(event: Event) -> dict[str, Any]:
+    props: dict[str, Any] = {
+        "id": event.id,
+        "namespace": event.namespace,
+        "type": event.type,
+        "ts": event.ts,
+        "payload": canonical_json(event.payload),
+    }
+    optional = {
+        "trace_id": event.trace_id,
+        "cause_id": event.cause_id,
+        "scope": event.scope,
+        "subject": event.subject,
+    }
+    props.update({k: v for k, v in optional.items() if v is not None})
+    return props
+
+
+def event_from_row(row: Row) -> Event:
+    return Event(
+        id=row["id"],
+        namespace=row["namespace"],
+        type=row["type"],
+        ts=int(row["ts"]),
+        payload=json.loads(row["payload"]),
+        trace_id=row.get("trace_id"),
+        cause_id=row.get("cause_id"),
+        scope=row.get("scope"),
+        subject=row.get("subject"),
+    )

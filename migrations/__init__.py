@@ -1,0 +1,1 @@
+"""Versioned schema migrations per backend; shipped inside the wheel as ``memexd.migrations``."""

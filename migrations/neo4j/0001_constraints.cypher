@@ -1,0 +1,8 @@
+// Uniqueness constraints (each brings its own index).
+CREATE CONSTRAINT item_id IF NOT EXISTS FOR (n:Item) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT placeholder_id IF NOT EXISTS FOR (n:Placeholder) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT edgekey_edge_id IF NOT EXISTS FOR (n:EdgeKey) REQUIRE n.edge_id IS UNIQUE;
+CREATE CONSTRAINT event_id IF NOT EXISTS FOR (n:Event) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT intent_id IF NOT EXISTS FOR (n:Intent) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT task_id IF NOT EXISTS FOR (n:Task) REQUIRE n.id IS UNIQUE;
+CREATE CONSTRAINT counter_name IF NOT EXISTS FOR (n:Counter) REQUIRE n.name IS UNIQUE
