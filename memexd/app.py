@@ -1,0 +1,110 @@
+"""The ASGI application factory: Starlette + Strawberry over one graph store."""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
+
+from memexd.context import Context
+from memexd.errors import MemexError
+from memexd.events import Origin
+from memexd.graph.migrations import migrate
+from memexd.graph.open import open_store
+from memexd.http import BodyLimit
+from memexd.loaders import Loaders
+from memexd.schema import build_schema
+from memexd.service import Memex
+from memexd.settings import Settings, load_settings
+from memexd.types import GraphStore
+
+__all__ = ["create_app"]
+
+log = logging.getLogger("memexd")
+
+_TRACE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
+_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
+
+
+class _Holder:
+    """The running core; filled at start-up (or at once when a store is given)."""
+
+    memex: Memex | None = None
+
+
+def _origin(headers: Any) -> Origin:
+    """Trace id from ``x-trace-id`` or a W3C ``traceparent`` header."""
+    trace = headers.get("x-trace-id")
+    if trace and _TRACE.match(trace):
+        return Origin(trace_id=trace)
+    parent = _TRACEPARENT.match(headers.get("traceparent", ""))
+    return Origin(trace_id=parent.group(1) if parent else None)
+
+
+class _GraphQLApp(GraphQL[Context, None]):
+    def __init__(self, holder: _Holder, settings: Settings) -> None:
+        super().__init__(build_schema(settings), graphql_ide="graphiql" if settings.graphiql else None)
+        self.holder = holder
+
+    async def get_context(
+        self, request: Request | WebSocket, response: Response | WebSocket
+    ) -> Context:
+        memex = self.holder.memex
+        if memex is None:
+            raise MemexError("memexd is starting")
+        return Context(
+            memex=memex,
+            loaders=Loaders(memex),
+            origin=_origin(request.headers),
+            request=request if isinstance(request, Request) else None,
+        )
+
+
+def create_app(settings: Settings | None = None, *, store: GraphStore | None = None) -> Starlette:
+    """Build the app. With ``store`` the caller owns the engine (and its
+    migrations); without, start-up opens the configured engine, applies
+    pending migrations, and shutdown closes it."""
+    settings = settings or load_settings()
+    holder = _Holder()
+    if store is not None:
+        holder.memex = Memex(store, settings)
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        if store is not None:
+            yield
+            return
+        opened = await open_store(settings)
+        try:
+            memex = Memex(opened, settings)
+            applied = await migrate(memex.graph)
+            log.info("graph ready (%s); %d migrations applied", opened.backend, len(applied))
+            holder.memex = memex
+            yield
+        finally:
+            holder.memex = None
+            await opened.close()
+
+    async def healthz(request: Request) -> JSONResponse:
+        ok = holder.memex is not None
+        return JSONResponse({"status": "ok" if ok else "starting"}, status_code=200 if ok else 503)
+
+    graphql = _GraphQLApp(holder, settings)
+    app = Starlette(
+        routes=[
+            Route("/graphql", graphql, methods=["GET", "POST"]),
+            Route("/healthz", healthz),
+        ],
+        lifespan=lifespan,
+    )
+    app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    return app

@@ -1,0 +1,21 @@
+"""The typed per-request GraphQL context."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from starlette.requests import Request
+
+from memexd.events import Origin
+from memexd.loaders import Loaders
+from memexd.service import Memex
+
+__all__ = ["Context"]
+
+
+@dataclass(slots=True)
+class Context:
+    memex: Memex
+    loaders: Loaders
+    origin: Origin = field(default_factory=Origin)
+    request: Request | None = None

@@ -1,0 +1,26 @@
+"""The memexd core: every service, wired to one graph."""
+
+from __future__ import annotations
+
+from memexd.edges import EdgeCommands, EdgeReads
+from memexd.events import EventLog
+from memexd.graph import Graph
+from memexd.items import ItemCommands
+from memexd.lookup import ItemReads
+from memexd.settings import Settings
+from memexd.types import GraphStore
+
+__all__ = ["Memex"]
+
+
+class Memex:
+    """Commands and reads over one graph store."""
+
+    def __init__(self, store: GraphStore, settings: Settings) -> None:
+        self.settings = settings
+        self.graph = Graph(store)
+        self.items = ItemCommands(self.graph, settings)
+        self.item_reads = ItemReads(self.graph, settings)
+        self.edges = EdgeCommands(self.graph, settings)
+        self.edge_reads = EdgeReads(self.graph, settings)
+        self.events = EventLog(self.graph, settings.max_page)

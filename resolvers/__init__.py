@@ -1,0 +1,1 @@
+"""Thin async resolvers: validate input, call the core, map results to GraphQL types."""
