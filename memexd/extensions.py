@@ -4,13 +4,14 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Iterator
+from functools import lru_cache
 from typing import Any
 
 from graphql import GraphQLError
+from graphql.language import DocumentNode, parse
 from strawberry.extensions import (
     AddValidationRules,
     MaxTokensLimiter,
-    ParserCache,
     SchemaExtension,
     ValidationCache,
 )
@@ -20,7 +21,7 @@ from strawberry.extensions.query_depth_limiter import create_validator as depth_
 from memexd.errors import MemexError
 from memexd.settings import Settings
 
-__all__ = ["ErrorCodes", "schema_extensions"]
+__all__ = ["ErrorCodes", "ParseCache", "schema_extensions"]
 
 log = logging.getLogger("memexd.graphql")
 
@@ -66,6 +67,32 @@ def _with(error: GraphQLError, message: str, code: str) -> GraphQLError:
     )
 
 
+@lru_cache(maxsize=512)
+def _parse(query: str, max_tokens: int | None) -> DocumentNode:
+    return parse(query, max_tokens=max_tokens)
+
+
+class ParseCache(SchemaExtension):
+    """Cache parsed documents (keyed by text and token limit).
+
+    Unlike Strawberry's ``ParserCache`` it never raises inside the hook: a
+    hook that raises skips the other extensions' operation hooks, so the
+    syntax error would leave without its ``extensions.code``. On a syntax
+    error we leave the document unset and Strawberry's own parse reports it.
+    """
+
+    def on_parse(self) -> Iterator[None]:
+        context = self.execution_context
+        if context.graphql_document is None and context.query:
+            try:
+                context.graphql_document = _parse(
+                    context.query, context.parse_options.get("max_tokens")
+                )
+            except GraphQLError:
+                pass
+        yield
+
+
 def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:
     """Extension factories. Validation rules are built once, so the
     validation cache (keyed by the rule classes) keeps hitting."""
@@ -77,6 +104,6 @@ def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:
         ErrorCodes,
         lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
         lambda: AddValidationRules(rules),
-        lambda: ParserCache(maxsize=512),
+        ParseCache,
         lambda: ValidationCache(maxsize=512),
     ]

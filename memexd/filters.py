@@ -7,7 +7,7 @@ whole filter is evaluated by the database, never by loading items.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from memexd.errors import BadUserInput
@@ -69,7 +69,8 @@ class MemoryFilter:
     meta: JSONObject | None = None
     meta_has: Sequence[str] | None = None
     not_: MemoryFilter | None = None
-    or_: Sequence[MemoryFilter] = field(default_factory=tuple)
+    #: ``None``: no disjunction; empty: matches nothing (an empty OR is false).
+    or_: Sequence[MemoryFilter] | None = None
 
 
 def compile_filter(flt: MemoryFilter | None, graph: Graph, now_ms: int) -> Fragment:
@@ -105,7 +106,7 @@ class _Compiler:
             parts.extend(step(self, f))
         if f.not_ is not None:
             parts.append(negate(self.compile(f.not_, depth + 1)))
-        if f.or_:
+        if f.or_ is not None:
             parts.append(any_of(self.compile(sub, depth + 1) for sub in f.or_))
         return all_of(parts)
 

@@ -76,8 +76,12 @@ def memory_filter(f: gql.MemoryFilter | None) -> MemoryFilter | None:
         meta=_meta_filter(f.meta),
         meta_has=f.meta_has,
         not_=memory_filter(f.not_),
-        or_=tuple(sub for sub in (memory_filter(o) for o in f.or_ or ()) if sub is not None),
+        or_=None if f.or_ is None else [_required(memory_filter(o)) for o in f.or_],
     )  # fmt: skip
+
+
+def _required(f: MemoryFilter | None) -> MemoryFilter:
+    return f if f is not None else MemoryFilter()
 
 
 def _meta_filter(value: Any) -> dict[str, Any] | None:

@@ -1,0 +1,115 @@
+"""Test support: a round-trip counting store and a typed GraphQL client."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+from memexd.graph import Graph
+from memexd.types import GraphStore, Params, Row
+
+
+class CountingStore:
+    """Delegates to a real store and counts database round trips."""
+
+    def __init__(self, inner: GraphStore) -> None:
+        self.inner = inner
+        self.backend = inner.backend
+        self.reads = 0
+        self.writes = 0
+
+    @property
+    def round_trips(self) -> int:
+        return self.reads + self.writes
+
+    async def read(self, text: str, params: Params) -> list[Row]:
+        self.reads += 1
+        return await self.inner.read(text, params)
+
+    async def write(self, text: str, params: Params) -> list[Row]:
+        self.writes += 1
+        return await self.inner.write(text, params)
+
+    async def execute_ddl(self, text: str) -> None:
+        await self.inner.execute_ddl(text)
+
+    async def close(self) -> None:
+        await self.inner.close()
+
+
+class GraphQLFailed(AssertionError):
+    pass
+
+
+@dataclass
+class Api:
+    """What a test needs: the HTTP client, the counting store, and helpers."""
+
+    client: httpx.AsyncClient
+    store: CountingStore
+    graph: Graph
+    counter: int = field(default=0)
+
+    async def run(
+        self, query: str, variables: dict[str, Any] | None = None, **headers: str
+    ) -> dict[str, Any]:
+        response = await self.client.post(
+            "/graphql", json={"query": query, "variables": variables or {}}, headers=headers
+        )
+        body: dict[str, Any] = response.json()
+        return body
+
+    async def ok(self, query: str, **variables: Any) -> dict[str, Any]:
+        body = await self.run(query, variables)
+        if body.get("errors"):
+            raise GraphQLFailed(json.dumps(body["errors"], indent=1))
+        data: dict[str, Any] = body["data"]
+        return data
+
+    async def codes(self, query: str, **variables: Any) -> list[str]:
+        """The error codes of a request that must fail."""
+        body = await self.run(query, variables)
+        errors = body.get("errors") or []
+        if not errors:
+            raise GraphQLFailed(f"expected errors, got {body}")
+        return [e.get("extensions", {}).get("code") for e in errors]
+
+    async def create(self, **fields: Any) -> dict[str, Any]:
+        """Create one item with sensible defaults; returns the item."""
+        self.counter += 1
+        item = {
+            "scope": "test",
+            "kind": "observation",
+            "content": {"n": self.counter},
+            "author": "user:test",
+            "sourceKind": "observed",
+            "authority": 0.5,
+            **fields,
+        }
+        data = await self.ok(CREATE_ITEM, input=item)
+        created: dict[str, Any] = data["createItem"]["item"]
+        return created
+
+    async def snapshot(self) -> tuple[list[str], list[str]]:
+        """The whole graph, canonically: equal snapshots mean nothing changed."""
+        nodes = await self.graph.read("admin_snapshot_nodes")
+        rels = await self.graph.read("admin_snapshot_rels")
+        return (
+            sorted(json.dumps([sorted(r["labels"]), r["props"]], sort_keys=True) for r in nodes),
+            sorted(json.dumps(r, sort_keys=True) for r in rels),
+        )
+
+
+ITEM_FIELDS = """
+  id scope kind content author sourceKind parents authority conviction importance
+  intentId taskId meta createdAt retracted
+"""
+
+CREATE_ITEM = f"""
+mutation($input: MemoryItemInput!) {{
+  createItem(input: $input) {{ item {{ {ITEM_FIELDS} }} events {{ id type payload }} }}
+}}
+"""
