@@ -46,17 +46,19 @@ class FalkorStore:
         timeout_ms: int | None = None,
         on_close: Callable[[], Awaitable[None]] | None = None,
     ) -> FalkorStore:
-        if unix_socket is not None:
-            client = FalkorDB(unix_socket_path=unix_socket, max_connections=64)
-        else:
-            parsed = urlparse(uri or "")
-            client = FalkorDB(
-                host=parsed.hostname or "localhost",
-                port=parsed.port or 6379,
-                username=parsed.username or None,
-                password=parsed.password or password,
-                max_connections=64,
-            )
+        # The client talks to the server while it is built (a cluster probe).
+        with falkordb_errors():
+            if unix_socket is not None:
+                client = FalkorDB(unix_socket_path=unix_socket, max_connections=64)
+            else:
+                parsed = urlparse(uri or "")
+                client = FalkorDB(
+                    host=parsed.hostname or "localhost",
+                    port=parsed.port or 6379,
+                    username=parsed.username or None,
+                    password=parsed.password or password,
+                    max_connections=64,
+                )
         return cls(client, graph, timeout_ms, on_close)
 
     @property

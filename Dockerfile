@@ -1,0 +1,23 @@
+# memexd: the GraphQL service, for `docker compose up` (which wires it to Neo4j)
+# or on its own (embedded FalkorDB under /var/lib/memexd/data).
+FROM python:3.11-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PIP_ROOT_USER_ACTION=ignore
+
+# The whole context: memexd/{schema,resolvers,cypher,migrations} are symlinks
+# to the top-level directories, which must be present for the build.
+WORKDIR /src
+COPY . .
+RUN pip install --no-cache-dir . \
+    && useradd --system --uid 10001 --user-group \
+       --home-dir /var/lib/memexd --create-home --shell /usr/sbin/nologin memexd
+
+USER memexd
+WORKDIR /var/lib/memexd
+ENV MEMEXD_DATA_DIR=/var/lib/memexd/data
+
+EXPOSE 8700
+CMD ["memexd", "serve", "--host", "0.0.0.0"]

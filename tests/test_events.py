@@ -1,0 +1,66 @@
+"""The event log: commit order, cursors, filters, trace ids."""
+
+from __future__ import annotations
+
+from tests.support import CREATE_ITEM, Api
+
+EVENTS = """
+query($f: EventFilter, $after: ID, $limit: Int) {
+  events(filter: $f, after: $after, limit: $limit) { id namespace type ts traceId causeId payload }
+}
+"""
+
+
+async def test_log_order_cursor_and_limit(api: Api) -> None:
+    a = await api.create(scope="project:x/a")
+    b = await api.create(scope="user:y", parents=[a["id"]])
+    await api.ok(
+        'mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id } } }', id=a["id"]
+    )
+    log = (await api.ok(EVENTS))["events"]
+    assert [(e["namespace"], e["type"]) for e in log] == [
+        ("memory", "memory.created"), ("memory", "memory.created"), ("memory", "memory.retracted")
+    ]  # fmt: skip
+    assert log[1]["payload"]["item"]["parents"] == [a["id"]]
+    after_first = (await api.ok(EVENTS, after=log[0]["id"]))["events"]
+    assert [e["id"] for e in after_first] == [e["id"] for e in log[1:]]
+    assert [e["id"] for e in (await api.ok(EVENTS, limit=1))["events"]] == [log[0]["id"]]
+    assert (await api.ok(EVENTS, after=log[-1]["id"]))["events"] == []
+    scoped = (await api.ok(EVENTS, f={"scopePrefix": "project:"}))["events"]
+    assert [e["type"] for e in scoped] == ["memory.created", "memory.retracted"]
+    typed = (await api.ok(EVENTS, f={"types": ["memory.retracted"]}))["events"]
+    assert [e["id"] for e in typed] == [log[2]["id"]]
+    assert (await api.ok(EVENTS, f={"namespaces": ["edge"]}))["events"] == []
+    assert b["id"] in {e["payload"].get("item", {}).get("id") for e in log}
+
+
+async def test_returned_events_are_the_stored_ones(api: Api) -> None:
+    data = await api.ok(
+        CREATE_ITEM,
+        input={"scope": "s", "kind": "k", "content": {}, "author": "a", "sourceKind": "o",
+               "authority": 0.1},
+    )  # fmt: skip
+    returned = data["createItem"]["events"]
+    stored = (await api.ok(EVENTS))["events"]
+    assert [(e["id"], e["type"], e["payload"]) for e in stored] == [
+        (e["id"], e["type"], e["payload"]) for e in returned
+    ]
+
+
+async def test_trace_id_from_headers(api: Api) -> None:
+    item = {"scope": "s", "kind": "k", "content": {}, "author": "a", "sourceKind": "o",
+            "authority": 0.1}  # fmt: skip
+    await api.run(CREATE_ITEM, {"input": item}, **{"x-trace-id": "trace-123"})
+    parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
+    await api.run(CREATE_ITEM, {"input": item}, traceparent=parent)
+    await api.run(CREATE_ITEM, {"input": item}, **{"x-trace-id": "bad trace id!"})
+    log = (await api.ok(EVENTS))["events"]
+    assert [e["traceId"] for e in log] == ["trace-123", "0af7651916cd43dd8448eb211c80319c", None]
+
+
+async def test_bad_cursor_and_limits(api: Api) -> None:
+    assert await api.codes(EVENTS, after="nope") == ["BAD_USER_INPUT"]
+    assert await api.codes(EVENTS, after="01900000-0000-7000-8000-000000000000") == [
+        "BAD_USER_INPUT"
+    ]
+    assert await api.codes(EVENTS, limit=-5) == ["BAD_USER_INPUT"]
