@@ -52,7 +52,9 @@ def _origin(headers: Any) -> Origin:
 
 class _GraphQLApp(GraphQL[Context, None]):
     def __init__(self, holder: _Holder, settings: Settings) -> None:
-        super().__init__(build_schema(settings), graphql_ide="graphiql" if settings.graphiql else None)
+        super().__init__(
+            build_schema(settings), graphql_ide="graphiql" if settings.graphiql else None
+        )
         self.holder = holder
 
     async def get_context(

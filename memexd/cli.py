@@ -56,7 +56,9 @@ def _serve(args: argparse.Namespace) -> int:
     from memexd.app import create_app
 
     settings = _settings(args)
-    logging.basicConfig(level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
+    )
     uvicorn.run(
         create_app(settings),
         host=settings.host,

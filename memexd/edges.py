@@ -88,8 +88,12 @@ class EdgeCommands:
             "to": edge.to_id,
             "edge_id": edge.edge_id,
             "props": edge_props(edge),
-            "key": {"edge_id": edge.edge_id, "from_id": edge.from_id, "to_id": edge.to_id,
-                    "kind": edge.kind},  # fmt: skip
+            "key": {
+                "edge_id": edge.edge_id,
+                "from_id": edge.from_id,
+                "to_id": edge.to_id,
+                "kind": edge.kind,
+            },
             "event": event_props(event),
         }
         try:
@@ -188,9 +192,7 @@ def _merge(current: Edge, patch: EdgePatch) -> Edge:
     return replace(current, **changes)
 
 
-def _update_payload(
-    edge_id: str, patch: EdgePatch, author: str, reason: str | None
-) -> JSONObject:
+def _update_payload(edge_id: str, patch: EdgePatch, author: str, reason: str | None) -> JSONObject:
     partial = {
         k: v for k, v in (("kind", patch.kind), ("weight", patch.weight),
                           ("authority", patch.authority), ("active", patch.active),

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from graphql import GraphQLError
+from graphql import ASTValidationRule, GraphQLError
 from graphql.language import DocumentNode, parse
 from strawberry.extensions import (
     AddValidationRules,
@@ -84,19 +85,17 @@ class ParseCache(SchemaExtension):
     def on_parse(self) -> Iterator[None]:
         context = self.execution_context
         if context.graphql_document is None and context.query:
-            try:
+            with contextlib.suppress(GraphQLError):
                 context.graphql_document = _parse(
                     context.query, context.parse_options.get("max_tokens")
                 )
-            except GraphQLError:
-                pass
         yield
 
 
 def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:
     """Extension factories. Validation rules are built once, so the
     validation cache (keyed by the rule classes) keeps hitting."""
-    rules = [
+    rules: list[type[ASTValidationRule]] = [
         depth_rule(settings.max_query_depth, None),
         aliases_rule(settings.max_aliases),
     ]

@@ -136,8 +136,13 @@ def _id_lists(c: _Compiler, f: MemoryFilter) -> list[Fragment]:
 
 def _ranges(c: _Compiler, f: MemoryFilter) -> list[Fragment]:
     out: list[Fragment] = []
-    for name, rng in (("authority", f.authority), ("conviction", f.conviction),
-                      ("importance", f.importance), ("parents_count", f.parents_count)):  # fmt: skip
+    ranges = {
+        "authority": f.authority,
+        "conviction": f.conviction,
+        "importance": f.importance,
+        "parents_count": f.parents_count,
+    }
+    for name, rng in ranges.items():
         if rng is None:
             continue
         if rng.min is not None:

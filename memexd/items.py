@@ -68,7 +68,9 @@ class ItemPatch:
     meta: Any = None
 
     def given(self) -> dict[str, Any]:
-        return {f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None}
+        return {
+            f.name: getattr(self, f.name) for f in fields(self) if getattr(self, f.name) is not None
+        }
 
 
 class ItemCommands:

@@ -21,7 +21,9 @@ class Loaders:
         self.children: DataLoader[str, list[Item]] = DataLoader(load_fn=self._children)
         self._edges: dict[EdgeKey, DataLoader[str, list[Edge]]] = {}
 
-    def edges(self, direction: str, kind: str | None, active_only: bool) -> DataLoader[str, list[Edge]]:
+    def edges(
+        self, direction: str, kind: str | None, active_only: bool
+    ) -> DataLoader[str, list[Edge]]:
         key = (direction, kind, active_only)
         loader = self._edges.get(key)
         if loader is None:

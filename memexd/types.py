@@ -7,8 +7,8 @@ from typing import Any, Protocol, TypeAlias
 
 __all__ = [
     "JSON",
-    "JSONObject",
     "GraphStore",
+    "JSONObject",
     "Params",
     "Row",
 ]

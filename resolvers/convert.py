@@ -17,10 +17,10 @@ __all__ = [
     "edge_filter",
     "edge_patch",
     "event_filter",
+    "item_patch",
     "memory_filter",
     "new_edge",
     "new_item",
-    "item_patch",
     "sort_keys",
     "to_ms",
 ]

@@ -94,7 +94,7 @@ class MemoryFilter:
     created: TimeRange | None = None
     not_: MemoryFilter | None = strawberry.field(name="not", default=None)
     meta: JSON | None = strawberry.field(
-        default=None, description="Dot paths to exact values, e.g. {\"tags.env\": \"prod\"}."
+        default=None, description='Dot paths to exact values, e.g. {"tags.env": "prod"}.'
     )
     meta_has: list[str] | None = None
     or_: list[MemoryFilter] | None = strawberry.field(name="or", default=None)

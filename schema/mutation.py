@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import strawberry
 
-from memexd.resolvers import edges as edges_r, items as items_r
+from memexd.resolvers import edges as edges_r
+from memexd.resolvers import items as items_r
 from memexd.schema.types import EdgeResult, EventsResult, ItemResult, ItemsResult
 
 __all__ = ["Mutation"]

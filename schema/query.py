@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import strawberry
 
-from memexd.resolvers import edges as edges_r, events as events_r, items as items_r
+from memexd.resolvers import edges as edges_r
+from memexd.resolvers import events as events_r
+from memexd.resolvers import items as items_r
 from memexd.schema.types import Edge, Event, MemoryItem
 
 __all__ = ["Query"]

@@ -44,7 +44,7 @@ class MemoryItem:
             id=strawberry.ID(item.id),
             scope=item.scope,
             kind=item.kind,
-            content=item.content,
+            content=JSON(item.content),
             author=item.author,
             source_kind=item.source_kind,
             parents=[strawberry.ID(p) for p in item.parents],
@@ -53,7 +53,7 @@ class MemoryItem:
             importance=item.importance,
             intent_id=None if item.intent_id is None else strawberry.ID(item.intent_id),
             task_id=None if item.task_id is None else strawberry.ID(item.task_id),
-            meta=item.meta,
+            meta=None if item.meta is None else JSON(item.meta),
             created_at=ms_to_datetime(item.created_at),
             retracted=item.retracted,
         )
@@ -80,7 +80,9 @@ class MemoryItem:
         return [Edge.of(e) for e in await loader.load(self.id)]
 
 
-@strawberry.type(description="A typed relation between two items; its kind is the relationship type.")
+@strawberry.type(
+    description="A typed relation between two items; its kind is the relationship type."
+)
 class Edge:
     edge_id: strawberry.ID
     from_: strawberry.ID = strawberry.field(name="from")
@@ -105,7 +107,7 @@ class Edge:
             source_kind=edge.source_kind,
             authority=edge.authority,
             active=edge.active,
-            meta=edge.meta,
+            meta=None if edge.meta is None else JSON(edge.meta),
         )
 
     @strawberry.field
@@ -138,7 +140,7 @@ class Event:
             ts=ms_to_datetime(event.ts),
             trace_id=event.trace_id,
             cause_id=event.cause_id,
-            payload=event.payload,
+            payload=JSON(event.payload),
         )
 
     @classmethod
@@ -167,4 +169,3 @@ class EdgeResult:
 @strawberry.type
 class EventsResult:
     events: list[Event]
-

@@ -50,7 +50,7 @@ def _in_range(value: float, rng: dict[str, Any] | None) -> bool:
     return (lo is None or value >= lo) and (hi is None or value <= hi)
 
 
-def matches(item: dict[str, Any], f: dict[str, Any] | None, now_ms: int) -> bool:  # noqa: C901
+def matches(item: dict[str, Any], f: dict[str, Any] | None, now_ms: int) -> bool:
     """Does a GraphQL-shaped item match a GraphQL-shaped MemoryFilter?"""
     if not f:
         return True
@@ -109,7 +109,9 @@ def sort_key(sort: list[dict[str, str]]) -> Any:
     def key(item: dict[str, Any]) -> tuple[Any, ...]:
         parts: list[Any] = []
         for option in sort:
-            value = item["_ms"] if option["field"] == "RECENCY" else item[field[option["field"]]] or 0.0
+            value = (
+                item["_ms"] if option["field"] == "RECENCY" else item[field[option["field"]]] or 0.0
+            )
             parts.append(-value if option["order"] == "DESC" else value)
         return (*parts, item["id"])
 

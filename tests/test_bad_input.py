@@ -50,14 +50,15 @@ async def test_literal_json_and_enum_mistakes(api: Api) -> None:
     literal = """mutation { createItem(input: {scope: "s", kind: "k", content: NOT_JSON,
       author: "a", sourceKind: "o", authority: 0.5}) { item { id } } }"""
     assert await api.codes(literal) == ["BAD_USER_INPUT"]
-    assert await api.codes("{ relatedItems(id: \"x\", direction: UP) { id } }") == ["BAD_USER_INPUT"]
+    assert await api.codes('{ relatedItems(id: "x", direction: UP) { id } }') == ["BAD_USER_INPUT"]
     assert await api.codes("{ items(sort: [{field: AUTHORITY, order: UP}]) { id } }") == [
         "BAD_USER_INPUT"
     ]
     assert await api.codes("{ items { nope } }") == ["BAD_USER_INPUT"]
     assert await api.codes("{ items { id ") == ["BAD_USER_INPUT"]
     missing_fields = await api.codes(CREATE_ITEM, input={"scope": "s"})
-    assert set(missing_fields) == {"BAD_USER_INPUT"} and len(missing_fields) == 5
+    assert set(missing_fields) == {"BAD_USER_INPUT"}
+    assert len(missing_fields) == 5
     assert await api.snapshot() == before
 
 

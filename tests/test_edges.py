@@ -19,8 +19,12 @@ mutation($id: ID!, $patch: EdgePatch!) {{
   }}
 }}
 """
-RETRACT = 'mutation($id: ID!) { retractEdge(edgeId: $id, author: "user:e") { events { type payload } } }'
-GET = f"query($id: ID!) {{ edge(edgeId: $id) {{ {EDGE_FIELDS} fromItem {{ id }} toItem {{ id }} }} }}"
+RETRACT = (
+    'mutation($id: ID!) { retractEdge(edgeId: $id, author: "user:e") { events { type payload } } }'
+)
+GET = (
+    f"query($id: ID!) {{ edge(edgeId: $id) {{ {EDGE_FIELDS} fromItem {{ id }} toItem {{ id }} }} }}"
+)
 EDGES = f"query($f: EdgeFilter) {{ edges(filter: $f) {{ {EDGE_FIELDS} }} }}"
 
 
@@ -38,13 +42,20 @@ async def test_create_and_read_edge(api: Api) -> None:
         "sourceKind": "agent_inferred", "authority": 0.7, "weight": 0.4, "meta": {"why": "x"},
     })  # fmt: skip
     e = data["createEdge"]["edge"]
-    assert (e["from"], e["to"], e["kind"], e["active"], e["weight"]) == (a["id"], b["id"], "SUPPORTS", True, 0.4)
+    assert (e["from"], e["to"], e["kind"], e["active"], e["weight"]) == (
+        a["id"],
+        b["id"],
+        "SUPPORTS",
+        True,
+        0.4,
+    )
     assert data["createEdge"]["events"] == [{"type": "edge.created", "payload": {"edge": {
         "edge_id": e["edgeId"], "from": a["id"], "to": b["id"], "kind": "SUPPORTS",
         "author": "agent:r", "source_kind": "agent_inferred", "authority": 0.7, "active": True,
         "weight": 0.4, "meta": {"why": "x"}}}}]  # fmt: skip
     got = (await api.ok(GET, id=e["edgeId"]))["edge"]
-    assert got["fromItem"] == {"id": a["id"]} and got["toItem"] == {"id": b["id"]}
+    assert got["fromItem"] == {"id": a["id"]}
+    assert got["toItem"] == {"id": b["id"]}
 
 
 async def test_self_edge_is_allowed(api: Api) -> None:
@@ -69,14 +80,18 @@ async def test_update_edge_merges_meta_and_changes_kind(api: Api) -> None:
     assert (moved["kind"], moved["active"], moved["weight"]) == ("ABOUT", False, 0.9)
     assert (await api.ok(GET, id=e["edgeId"]))["edge"]["kind"] == "ABOUT"
     assert (await api.ok(EDGES, f={"kind": "SUPPORTS", "activeOnly": False}))["edges"] == []
-    assert [x["edgeId"] for x in (await api.ok(EDGES, f={"activeOnly": False}))["edges"]] == [e["edgeId"]]
+    assert [x["edgeId"] for x in (await api.ok(EDGES, f={"activeOnly": False}))["edges"]] == [
+        e["edgeId"]
+    ]
 
 
 async def test_retract_edge(api: Api) -> None:
     a, b = await api.create(), await api.create()
     e = await edge(api, a["id"], b["id"])
     events = (await api.ok(RETRACT, id=e["edgeId"]))["retractEdge"]["events"]
-    assert events == [{"type": "edge.retracted", "payload": {"edge_id": e["edgeId"], "author": "user:e"}}]
+    assert events == [
+        {"type": "edge.retracted", "payload": {"edge_id": e["edgeId"], "author": "user:e"}}
+    ]
     assert (await api.ok(GET, id=e["edgeId"]))["edge"] is None
     before = await api.snapshot()
     assert await api.codes(RETRACT, id=e["edgeId"]) == ["EDGE_NOT_FOUND"]
@@ -91,7 +106,9 @@ async def test_edge_errors_change_nothing(api: Api) -> None:
     a, b = await api.create(), await api.create()
     e = await edge(api, a["id"], b["id"])
     gone = await api.create()
-    await api.ok('mutation($id: ID!) { retractItem(id: $id, author: "x") { events { id } } }', id=gone["id"])
+    await api.ok(
+        'mutation($id: ID!) { retractItem(id: $id, author: "x") { events { id } } }', id=gone["id"]
+    )
     before = await api.snapshot()
     base = {"from": a["id"], "to": b["id"], "kind": "SUPPORTS", "author": "x",
             "sourceKind": "y", "authority": 0.5}  # fmt: skip
@@ -135,7 +152,8 @@ async def test_edges_filter_and_directions(api: Api) -> None:
       out: edges(direction: FROM) { edgeId } in: edges(direction: TO) { edgeId }
       about: edges(kind: "ABOUT") { edgeId } all: edges(activeOnly: false) { edgeId } } }"""
     got = (await api.ok(q, id=c["id"]))["item"]
-    assert got["out"] == [] and got["in"] == [{"edgeId": ac["edgeId"]}]
+    assert got["out"] == []
+    assert got["in"] == [{"edgeId": ac["edgeId"]}]
     assert got["about"] == [{"edgeId": ac["edgeId"]}]
     assert {x["edgeId"] for x in got["all"]} == {ac["edgeId"], cb["edgeId"]}
     rel = "query($id: ID!, $d: Direction) { relatedItems(id: $id, direction: $d) { id } }"

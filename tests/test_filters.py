@@ -185,13 +185,17 @@ def _leaf(items: list[dict[str, Any]]) -> st.SearchStrategy[dict[str, Any]]:
         st.sampled_from(ids).map(lambda v: {"hasParent": v}),
         st.booleans().map(lambda v: {"isRoot": v}),
         st.lists(st.sampled_from(ids), min_size=1, max_size=3).flatmap(
-            lambda v: st.sampled_from([{"parents": {"includesAny": v}},
-                                       {"parents": {"includesAll": v}}])  # fmt: skip
+            lambda v: st.sampled_from(
+                [{"parents": {"includesAny": v}}, {"parents": {"includesAll": v}}]
+            )
         ),
         st.integers(0, 3).map(lambda n: {"parents": {"count": {"min": n}}}),
-        decay, created, meta_pair,
-        st.lists(st.sampled_from(["agent_id", "tags.env", "tags", "nullv", "obj.a", "zz"]),
-                 max_size=2).map(lambda v: {"metaHas": v}),  # fmt: skip
+        decay,
+        created,
+        meta_pair,
+        st.lists(
+            st.sampled_from(["agent_id", "tags.env", "tags", "nullv", "obj.a", "zz"]), max_size=2
+        ).map(lambda v: {"metaHas": v}),
     )
 
 

@@ -9,7 +9,9 @@ mutation($inputs: [MemoryItemInput!]!) {{
   createItems(inputs: $inputs) {{ items {{ {ITEM_FIELDS} }} events {{ type payload }} }}
 }}
 """
-GET = f"query($id: ID!, $all: Boolean) {{ item(id: $id, includeRetracted: $all) {{ {ITEM_FIELDS} }} }}"
+GET = f"""query($id: ID!, $all: Boolean) {{
+  item(id: $id, includeRetracted: $all) {{ {ITEM_FIELDS} }}
+}}"""
 UPDATE = f"""
 mutation($id: ID!, $patch: MemoryItemPatch!, $reason: String, $basis: JSON) {{
   updateItem(id: $id, patch: $patch, author: "user:editor", reason: $reason, basis: $basis) {{
@@ -18,7 +20,9 @@ mutation($id: ID!, $patch: MemoryItemPatch!, $reason: String, $basis: JSON) {{
 }}
 """
 RETRACT = """
-mutation($id: ID!) { retractItem(id: $id, author: "user:x", reason: "wrong") { events { type payload } } }
+mutation($id: ID!) {
+  retractItem(id: $id, author: "user:x", reason: "wrong") { events { type payload } }
+}
 """
 ID7 = "01900000-0000-7000-8000-0000000000{:02x}"
 
@@ -83,7 +87,11 @@ async def test_update_merges_content_and_meta_and_ignores_nulls(api: Api) -> Non
     updated = data["updateItem"]["item"]
     assert updated["content"] == {"a": 1, "b": 3, "c": 4}
     assert updated["meta"] == {"x": 1, "y": 2}
-    assert (updated["authority"], updated["kind"], updated["conviction"]) == (0.9, "assertion", None)
+    assert (updated["authority"], updated["kind"], updated["conviction"]) == (
+        0.9,
+        "assertion",
+        None,
+    )
     assert (updated["id"], updated["createdAt"]) == (item["id"], item["createdAt"])
     assert (await api.ok(GET, id=item["id"]))["item"] == updated
     event = data["updateItem"]["events"][0]
@@ -115,8 +123,8 @@ async def test_update_parents_relinks(api: Api) -> None:
 async def test_retract_hides_item_but_keeps_tombstone(api: Api) -> None:
     item = await api.create()
     events = (await api.ok(RETRACT, id=item["id"]))["retractItem"]["events"]
-    assert events == [{"type": "memory.retracted",
-                       "payload": {"item_id": item["id"], "author": "user:x", "reason": "wrong"}}]  # fmt: skip
+    payload = {"item_id": item["id"], "author": "user:x", "reason": "wrong"}
+    assert events == [{"type": "memory.retracted", "payload": payload}]
     assert (await api.ok(GET, id=item["id"]))["item"] is None
     assert (await api.ok("{ items { id } }"))["items"] == []
     tomb = (await api.ok(GET, id=item["id"], all=True))["item"]
@@ -129,12 +137,12 @@ async def test_retract_hides_item_but_keeps_tombstone(api: Api) -> None:
 async def test_duplicate_ids_are_rejected_without_change(api: Api) -> None:
     await api.create(id=ID7.format(1))
     before = await api.snapshot()
-    assert await api.codes(CREATE_ITEMS, inputs=[draft(id=ID7.format(2)), draft(id=ID7.format(1))]) == [
-        "DUPLICATE_MEMORY"
-    ]
-    assert await api.codes(CREATE_ITEMS, inputs=[draft(id=ID7.format(3)), draft(id=ID7.format(3))]) == [
-        "DUPLICATE_MEMORY"
-    ]
+    assert await api.codes(
+        CREATE_ITEMS, inputs=[draft(id=ID7.format(2)), draft(id=ID7.format(1))]
+    ) == ["DUPLICATE_MEMORY"]
+    assert await api.codes(
+        CREATE_ITEMS, inputs=[draft(id=ID7.format(3)), draft(id=ID7.format(3))]
+    ) == ["DUPLICATE_MEMORY"]
     assert await api.snapshot() == before
 
 

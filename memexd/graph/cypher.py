@@ -59,8 +59,9 @@ class Query:
         for value in slots.values():
             if isinstance(value, Fragment):
                 merged.update(value.params)
-        declared = self.params | {k for v in slots.values() if isinstance(v, Fragment)
-                                  for k in v.params}
+        declared = self.params | {
+            k for v in slots.values() if isinstance(v, Fragment) for k in v.params
+        }
         if set(merged) != declared:
             raise KeyError(f"{self.name}: parameters {sorted(merged)} != {sorted(declared)}")
         text = self.text if not slots else _fill(self.text, slots)
@@ -110,7 +111,9 @@ class Queries:
         """A predicate fragment with its parameters renamed apart."""
         query = self.get(f"fragments/{name}")
         if set(params) != query.params:
-            raise KeyError(f"fragment {name}: parameters {sorted(params)} != {sorted(query.params)}")
+            raise KeyError(
+                f"fragment {name}: parameters {sorted(params)} != {sorted(query.params)}"
+            )
         prefix = f"f{next(self._ids)}_"
         text = _PARAM.sub(
             lambda m: f"${prefix}{m.group(1)}" if m.group(1) in params else m.group(0),

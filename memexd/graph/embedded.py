@@ -101,7 +101,7 @@ class EmbeddedFalkor:
                 stdin=subprocess.DEVNULL,
                 stdout=early_log,
                 stderr=early_log,
-                preexec_fn=_die_with_parent,  # noqa: PLW1509
+                preexec_fn=_die_with_parent,
                 start_new_session=True,  # Ctrl-C reaches memexd only; it stops the engine
             )
         deadline = time.monotonic() + ready_timeout

@@ -23,7 +23,6 @@ __all__ = ["MissingGraph", "falkordb_errors", "neo4j_errors"]
 log = logging.getLogger("memexd.graph")
 
 
-
 class MissingGraph(StorageError):
     """FalkorDB: a read-only query on a graph nobody has written yet."""
 

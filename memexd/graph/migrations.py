@@ -70,8 +70,11 @@ async def migrate(graph: Graph) -> list[Migration]:
                 log.debug("migration %04d: already in place: %s", migration.version, statement)
         await graph.write(
             "migration_record",
-            {"version": migration.version, "name": migration.name,
-             "applied_at": time.time_ns() // 1_000_000},  # fmt: skip
+            {
+                "version": migration.version,
+                "name": migration.name,
+                "applied_at": time.time_ns() // 1_000_000,
+            },
         )
         log.info("applied migration %04d_%s", migration.version, migration.name)
         applied.append(migration)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, LiteralString, cast
+from typing import Any
 
 import neo4j
 
@@ -54,7 +54,7 @@ class Neo4jStore:
     async def execute_ddl(self, text: str) -> None:
         with neo4j_errors():
             async with self._session(neo4j.WRITE_ACCESS) as session:
-                result = await session.run(cast(LiteralString, text))
+                result = await session.run(text)
                 await result.consume()
 
     async def ping(self) -> None:
@@ -67,7 +67,10 @@ class Neo4jStore:
     def _session(self, mode: str) -> neo4j.AsyncSession:
         return self._driver.session(database=self._database, default_access_mode=mode)
 
-    async def _work(self, tx: neo4j.AsyncManagedTransaction, text: str, params: dict[str, Any]) -> list[Row]:
-        query = neo4j.Query(cast(LiteralString, text), timeout=self._timeout)
+    async def _work(
+        self, tx: neo4j.AsyncManagedTransaction, text: str, params: dict[str, Any]
+    ) -> list[Row]:
+        # run() accepts a Query (for the timeout) although its stub says str
+        query: Any = neo4j.Query(text, timeout=self._timeout)
         result = await tx.run(query, params)
         return await result.data()

@@ -1,0 +1,161 @@
+"""Point read: ``item(id)`` over HTTP vs a raw client round trip on the same engine.
+
+Run: ``.venv/bin/python bench/point_read.py [--items N] [--samples S] [--quick]``
+
+Both sides read the same random ids, interleaved one HTTP request then one
+raw query, so drift on a noisy machine hits both alike. The raw side is the
+falkordb *asyncio* client (the driver memexd itself uses), ``GRAPH.RO_QUERY``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import time
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+from _common import (
+    GRAPH_NAME,
+    MemexdServer,
+    batches,
+    graphql,
+    item_inputs,
+    memexd_server,
+    percentile,
+    raw_client,
+    raw_query,
+)
+from falkordb.asyncio.graph import AsyncGraph
+
+CREATE_ITEMS = """
+mutation Load($inputs: [MemoryItemInput!]!) {
+  createItems(inputs: $inputs) { items { id } }
+}
+"""
+ITEM = """
+query Item($id: ID!) {
+  item(id: $id) { id scope kind content authority createdAt }
+}
+"""
+RAW_ITEM = (
+    "MATCH (n:Item {id: $id}) RETURN n.id, n.scope, n.kind, n.content, n.authority, n.created_at"
+)
+TARGET = 4.0
+LOAD_BATCH = 1_000
+
+Reader = Callable[[str], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class Latencies:
+    label: str
+    ms: list[float]
+
+    @property
+    def p50(self) -> float:
+        return percentile(sorted(self.ms), 50)
+
+    @property
+    def p99(self) -> float:
+        return percentile(sorted(self.ms), 99)
+
+    def line(self) -> str:
+        return f"  {self.label:<40} p50 {self.p50:7.3f} ms   p99 {self.p99:7.3f} ms"
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=10_000, help="items to create first")
+    parser.add_argument("--samples", type=int, default=5_000, help="timed reads per side")
+    parser.add_argument("--warmup", type=int, default=500, help="untimed reads per side first")
+    parser.add_argument("--seed", type=int, default=7, help="random seed")
+    parser.add_argument("--quick", action="store_true", help="smoke run: 1,000 items, 300 reads")
+    args = parser.parse_args()
+    if args.quick:
+        args.items, args.samples, args.warmup = 1_000, 300, 50
+    return args
+
+
+def _load(client: httpx.Client, inputs: list[dict[str, Any]]) -> None:
+    for chunk in batches(inputs, LOAD_BATCH):
+        data = graphql(client, CREATE_ITEMS, {"inputs": list(chunk)})
+        if len(data["createItems"]["items"]) != len(chunk):
+            raise RuntimeError("createItems returned a short batch")
+
+
+def _http_reader(client: httpx.Client) -> Reader:
+    async def read(item_id: str) -> None:
+        item = graphql(client, ITEM, {"id": item_id})["item"]
+        if item is None or item["id"] != item_id:
+            raise RuntimeError(f"item({item_id}) came back as {item!r}")
+
+    return read
+
+
+def _raw_reader(graph: AsyncGraph) -> Reader:
+    async def read(item_id: str) -> None:
+        rows = await raw_query(graph, RAW_ITEM, {"id": item_id}, read_only=True)
+        if len(rows) != 1 or rows[0][0] != item_id:
+            raise RuntimeError(f"raw read of {item_id} returned {rows!r}")
+
+    return read
+
+
+async def _measure(readers: dict[str, Reader], ids: list[str]) -> dict[str, list[float]]:
+    """Per-reader latencies in ms, alternating readers for every id."""
+    samples: dict[str, list[float]] = {name: [] for name in readers}
+    for item_id in ids:
+        for name, read in readers.items():
+            start = time.perf_counter()
+            await read(item_id)
+            samples[name].append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+async def _run_reads(
+    server: MemexdServer, inputs: list[dict[str, Any]], args: argparse.Namespace
+) -> list[Latencies]:
+    rng = random.Random(args.seed + 1)
+    ids = [row["id"] for row in inputs]
+    with httpx.Client(base_url=server.base_url, timeout=30) as client:
+        _load(client, inputs)
+        async with raw_client(server) as db:
+            readers = {
+                "memexd item(id) over HTTP": _http_reader(client),
+                "raw MATCH … RETURN (falkordb asyncio)": _raw_reader(db.select_graph(GRAPH_NAME)),
+            }
+            await _measure(readers, rng.choices(ids, k=args.warmup))
+            samples = await _measure(readers, rng.choices(ids, k=args.samples))
+    return [Latencies(name, ms) for name, ms in samples.items()]
+
+
+def _workload(args: argparse.Namespace) -> str:
+    return (
+        f"point read: {args.items:,} items created via createItems, then {args.samples:,} "
+        f"timed reads per side of random ids ({args.warmup:,} warm-up), one client, "
+        "sequential, keep-alive, interleaved\n"
+        "  memexd: query item(id) { id scope kind content authority createdAt }\n"
+        f"  raw: {RAW_ITEM!r} (GRAPH.RO_QUERY, falkordb asyncio client, unix socket)"
+    )
+
+
+def main() -> None:
+    args = _args()
+    print(_workload(args), flush=True)
+    inputs = item_inputs(args.items, random.Random(args.seed))
+    with memexd_server() as server:
+        http, raw = asyncio.run(_run_reads(server, inputs, args))
+    print(http.line())
+    print(raw.line())
+    ratio50, ratio99 = http.p50 / raw.p50, http.p99 / raw.p99
+    verdict = "met" if ratio50 <= TARGET else "MISSED"
+    target = f"target p50 <= {TARGET:.0f}x: {verdict}"
+    print(f"  ratio HTTP/raw: p50 {ratio50:.2f}x  p99 {ratio99:.2f}x  ({target})")
+
+
+if __name__ == "__main__":
+    main()
