@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
+import orjson
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -56,6 +57,13 @@ class _GraphQLApp(GraphQL[Context, None]):
             build_schema(settings), graphql_ide="graphiql" if settings.graphiql else None
         )
         self.holder = holder
+
+    def decode_json(self, data: str | bytes) -> object:
+        # orjson: several times faster on large batches, and strict JSON (no NaN)
+        return orjson.loads(data)
+
+    def encode_json(self, data: object) -> bytes:
+        return orjson.dumps(data)
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket

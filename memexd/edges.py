@@ -16,7 +16,7 @@ from memexd.errors import (
 from memexd.events import Origin, make_event
 from memexd.graph import Graph
 from memexd.ids import check_uuid, new_id
-from memexd.meta import canonical_json
+from memexd.meta import dump_json
 from memexd.model import Direction, Edge, Event
 from memexd.records import edge_from_row, edge_json, edge_props, event_props
 from memexd.settings import Settings
@@ -210,7 +210,7 @@ def _update_props(edge: Edge) -> dict[str, Any]:
     if edge.weight is not None:
         props["weight"] = edge.weight
     if edge.meta is not None:
-        props["meta"] = canonical_json(edge.meta)
+        props["meta"] = dump_json(edge.meta)
     return props
 
 

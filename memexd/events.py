@@ -38,6 +38,7 @@ def make_event(
     *,
     scope: str | None = None,
     subject: str | None = None,
+    payload_json: str | None = None,
 ) -> Event:
     """A new event; the namespace is the type's first segment (``memory.created``)."""
     return Event(
@@ -50,6 +51,7 @@ def make_event(
         cause_id=origin.cause_id,
         scope=scope,
         subject=subject,
+        payload_json=payload_json,
     )
 
 

@@ -21,12 +21,12 @@ from memexd.errors import (
 from memexd.events import Origin, make_event
 from memexd.graph import Graph
 from memexd.ids import check_uuid, check_uuid7, new_id, timestamp_ms
-from memexd.meta import canonical_json, flatten_meta
+from memexd.meta import dump_json, flatten_meta
 from memexd.model import Event, Item
-from memexd.records import event_props, item_from_row, item_json, item_props
+from memexd.records import event_props, item_from_row, item_json, item_json_text, item_props
 from memexd.settings import Settings
 from memexd.types import JSONObject
-from memexd.validation import check_ids, check_object, check_score, check_text
+from memexd.validation import check_ids, check_object, check_score, check_text, json_object
 
 __all__ = ["ItemCommands", "ItemPatch", "NewItem"]
 
@@ -73,6 +73,25 @@ class ItemPatch:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class _Built:
+    """A validated new item with its JSON texts, serialised once."""
+
+    item: Item
+    content_json: str
+    meta_json: str | None
+
+    def props(self) -> dict[str, Any]:
+        return item_props(self.item, self.content_json, self.meta_json)
+
+    def event(self, origin: Origin) -> Event:
+        item = self.item
+        text = item_json_text(item, self.content_json, self.meta_json)
+        return make_event("memory.created", {"item": item_json(item)}, origin,
+                          scope=item.scope, subject=item.id,
+                          payload_json=f'{{"item":{text}}}')  # fmt: skip
+
+
 class ItemCommands:
     def __init__(self, graph: Graph, settings: Settings) -> None:
         self.graph = graph
@@ -85,21 +104,18 @@ class ItemCommands:
     ) -> tuple[list[Item], list[Event]]:
         if len(drafts) > self.settings.max_batch:
             raise BadUserInput(f"more than {self.settings.max_batch} items", field="inputs")
-        items = [self._build(d, f"inputs[{i}]") for i, d in enumerate(drafts)]
-        if not items:
+        built = [self._build(d, f"inputs[{i}]") for i, d in enumerate(drafts)]
+        if not built:
             return [], []
+        items = [b.item for b in built]
         ids = [item.id for item in items]
         repeated = sorted(i for i, n in Counter(ids).items() if n > 1)
         if repeated:
             raise DuplicateMemory(repeated)
-        events = [
-            make_event("memory.created", {"item": item_json(item)}, origin,
-                       scope=item.scope, subject=item.id)
-            for item in items
-        ]  # fmt: skip
+        events = [b.event(origin) for b in built]
         params = {
             "ids": ids,
-            "rows": [item_props(item) for item in items],
+            "rows": [b.props() for b in built],
             "links": _links(items),
             "events": [event_props(e) for e in events],
         }
@@ -111,14 +127,22 @@ class ItemCommands:
             raise DuplicateMemory(await self._existing(ids))
         return items, events
 
-    def _build(self, d: NewItem, where: str) -> Item:
+    def _build(self, d: NewItem, where: str) -> _Built:
         s = self.settings
         item_id = check_uuid7(d.id, f"{where}.id") if d.id is not None else new_id()
-        return Item(
+        content, content_json = json_object(
+            d.content, f"{where}.content", max_bytes=s.max_content_bytes
+        )
+        meta, meta_json = (
+            (None, None)
+            if d.meta is None
+            else json_object(d.meta, f"{where}.meta", max_bytes=s.max_content_bytes)
+        )
+        item = Item(
             id=item_id,
             scope=check_text(d.scope, f"{where}.scope"),
             kind=check_text(d.kind, f"{where}.kind"),
-            content=check_object(d.content, f"{where}.content", max_bytes=s.max_content_bytes),
+            content=content,
             author=check_text(d.author, f"{where}.author"),
             source_kind=check_text(d.source_kind, f"{where}.sourceKind"),
             authority=_score(d.authority, f"{where}.authority", required=True),
@@ -128,8 +152,9 @@ class ItemCommands:
             importance=check_score(d.importance, f"{where}.importance"),
             intent_id=_opt_uuid(d.intent_id, f"{where}.intentId"),
             task_id=_opt_uuid(d.task_id, f"{where}.taskId"),
-            meta=_opt_meta(d.meta, f"{where}.meta", s.max_content_bytes),
+            meta=meta,
         )
+        return _Built(item, content_json, meta_json)
 
     async def _existing(self, ids: list[str]) -> list[str]:
         rows = await self.graph.read("item_get", {"ids": ids, "include_retracted": True})
@@ -265,5 +290,5 @@ def _update_props(current: Item, merged: Item) -> dict[str, Any]:
     for key in flatten_meta(current.meta):
         props.setdefault(key, None)
     if merged.meta is not None:
-        props["meta"] = canonical_json(merged.meta)
+        props["meta"] = dump_json(merged.meta)
     return props

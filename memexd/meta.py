@@ -13,12 +13,15 @@ import math
 import re
 from typing import Any
 
+import orjson
+
 from memexd.errors import BadUserInput
 from memexd.types import JSON, JSONObject
 
 __all__ = [
     "META_PATH",
     "canonical_json",
+    "dump_json",
     "flatten_meta",
     "meta_keys",
     "path_keys",
@@ -29,6 +32,18 @@ _KEY = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
 _MAX_DEPTH = 8
 _MAX_PATHS = 256
 _INT64 = 1 << 63
+
+
+def dump_json(value: JSON) -> str:
+    """Compact JSON text for storage.
+
+    Values reach us from JSON documents decoded by orjson, which refuses NaN
+    and infinities, so orjson's habit of writing those as null never applies.
+    """
+    try:
+        return orjson.dumps(value).decode()
+    except TypeError as exc:  # e.g. integers beyond 64 bits
+        raise BadUserInput(f"not representable as JSON: {exc}") from exc
 
 
 def canonical_json(value: JSON) -> str:

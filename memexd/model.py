@@ -55,6 +55,8 @@ class Event:
     scope: str | None = None
     #: Id of the item or edge the event concerns.
     subject: str | None = None
+    #: ``payload`` already serialised, when the command had it at hand.
+    payload_json: str | None = field(default=None, compare=False, repr=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memexd.meta import canonical_json, flatten_meta
+from memexd.meta import dump_json, flatten_meta
 from memexd.model import Edge, Event, Item
 from memexd.types import JSONObject, Row
 
@@ -17,6 +17,7 @@ __all__ = [
     "event_props",
     "item_from_row",
     "item_json",
+    "item_json_text",
     "item_props",
 ]
 
@@ -25,13 +26,18 @@ def _loads(text: str | None) -> Any:
     return None if text is None else json.loads(text)
 
 
-def item_props(item: Item) -> dict[str, Any]:
-    """Node properties of a new item (absent optionals are left out)."""
+def item_props(
+    item: Item, content_json: str | None = None, meta_json: str | None = None
+) -> dict[str, Any]:
+    """Node properties of a new item (absent optionals are left out).
+
+    ``content_json`` / ``meta_json``: the stored texts when already serialised.
+    """
     props: dict[str, Any] = {
         "id": item.id,
         "scope": item.scope,
         "kind": item.kind,
-        "content": canonical_json(item.content),
+        "content": dump_json(item.content) if content_json is None else content_json,
         "author": item.author,
         "source_kind": item.source_kind,
         "parents": list(item.parents),
@@ -45,7 +51,7 @@ def item_props(item: Item) -> dict[str, Any]:
         "importance": item.importance,
         "intent_id": item.intent_id,
         "task_id": item.task_id,
-        "meta": None if item.meta is None else canonical_json(item.meta),
+        "meta": None if item.meta is None else meta_json or dump_json(item.meta),
     }
     props.update({k: v for k, v in optional.items() if v is not None})
     props.update(flatten_meta(item.meta))
@@ -95,6 +101,15 @@ def item_json(item: Item) -> JSONObject:
     return out
 
 
+def item_json_text(item: Item, content_json: str, meta_json: str | None) -> str:
+    """:func:`item_json` as text, splicing in the already serialised content and meta."""
+    rest = item_json(item)
+    rest.pop("content")
+    rest.pop("meta", None)
+    head = f'{{"content":{content_json},' + ("" if meta_json is None else f'"meta":{meta_json},')
+    return head + dump_json(rest)[1:]
+
+
 def edge_props(edge: Edge) -> dict[str, Any]:
     props: dict[str, Any] = {
         "edge_id": edge.edge_id,
@@ -108,7 +123,7 @@ def edge_props(edge: Edge) -> dict[str, Any]:
     if edge.weight is not None:
         props["weight"] = edge.weight
     if edge.meta is not None:
-        props["meta"] = canonical_json(edge.meta)
+        props["meta"] = dump_json(edge.meta)
     return props
 
 
@@ -151,7 +166,7 @@ def event_props(event: Event) -> dict[str, Any]:
         "namespace": event.namespace,
         "type": event.type,
         "ts": event.ts,
-        "payload": canonical_json(event.payload),
+        "payload": event.payload_json or dump_json(event.payload),
     }
     optional = {
         "trace_id": event.trace_id,

@@ -9,7 +9,7 @@ from typing import Any
 
 from memexd.errors import BadUserInput
 from memexd.ids import check_uuid
-from memexd.meta import canonical_json
+from memexd.meta import dump_json
 from memexd.types import JSONObject
 
 __all__ = [
@@ -20,6 +20,7 @@ __all__ = [
     "check_object",
     "check_score",
     "check_text",
+    "json_object",
 ]
 
 EDGE_KIND = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
@@ -64,11 +65,18 @@ def check_edge_kind(kind: str, field: str = "kind") -> str:
 
 def check_object(value: Any, field: str, *, max_bytes: int) -> JSONObject:
     """A JSON object of bounded size (``content``, ``meta``)."""
+    return json_object(value, field, max_bytes=max_bytes)[0]
+
+
+def json_object(value: Any, field: str, *, max_bytes: int) -> tuple[JSONObject, str]:
+    """A JSON object of bounded size and its stored text, serialised once."""
     if not isinstance(value, dict):
         raise BadUserInput("must be a JSON object", field=field)
-    if len(canonical_json(value).encode()) > max_bytes:
+    text = dump_json(value)
+    # a UTF-8 character takes at most 4 bytes: encode only when it could matter
+    if len(text) * 4 > max_bytes and len(text.encode()) > max_bytes:
         raise BadUserInput(f"larger than {max_bytes} bytes", field=field)
-    return value
+    return value, text
 
 
 def check_ids(values: Sequence[str], field: str, *, max_len: int) -> list[str]:

@@ -69,7 +69,7 @@ async def create_items(info: Info, inputs: list[MemoryItemInput]) -> ItemsResult
     created, events = await info.context.memex.items.create(
         [convert.new_item(i) for i in inputs], info.context.origin
     )
-    return ItemsResult(items=[MemoryItem.of(i) for i in created], events=Event.all(events))
+    return ItemsResult(created=created, emitted=events)
 
 
 async def update_item(

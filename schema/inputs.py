@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime
+from typing import Any, TypeVar
 
 import strawberry
 from strawberry.scalars import JSON
+from strawberry.schema.config import StrawberryConfig
 
 from memexd.schema.enums import DecayInterval, DecayType, SortField, SortOrder
 
@@ -26,6 +29,28 @@ __all__ = [
     "SortOption",
     "TimeRange",
 ]
+
+
+T = TypeVar("T")
+
+
+def flat(cls: type[T]) -> type[T]:
+    """Build this input straight from its GraphQL value.
+
+    Every field of a flat input is a scalar, JSON or a list of them, which
+    graphql-core has already coerced; Strawberry's generic per-field
+    conversion is then pure overhead (it was most of a 1,000-item
+    ``createItems``). Omitted fields default to null, as the schema says.
+    """
+    definition = cls.__strawberry_definition__  # type: ignore[attr-defined]
+    names = StrawberryConfig().name_converter
+    pairs = [(f.python_name, names.get_graphql_name(f)) for f in definition.fields]
+
+    def from_input(type_: type[T], value: Mapping[str, Any], context: object) -> T:
+        return type_(**{python: value.get(graphql) for python, graphql in pairs})
+
+    definition.from_input = from_input
+    return cls
 
 
 @strawberry.input
@@ -122,6 +147,7 @@ class EventFilter:
     scope_prefix: str | None = None
 
 
+@flat
 @strawberry.input
 class MemoryItemInput:
     id: strawberry.ID | None = None
@@ -139,6 +165,7 @@ class MemoryItemInput:
     meta: JSON | None = None
 
 
+@flat
 @strawberry.input
 class MemoryItemPatch:
     scope: str | None = None
@@ -155,6 +182,7 @@ class MemoryItemPatch:
     meta: JSON | None = None
 
 
+@flat
 @strawberry.input
 class EdgeInput:
     edge_id: strawberry.ID | None = None
@@ -169,6 +197,7 @@ class EdgeInput:
     meta: JSON | None = None
 
 
+@flat
 @strawberry.input
 class EdgePatch:
     kind: str | None = None

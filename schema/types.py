@@ -156,8 +156,18 @@ class ItemResult:
 
 @strawberry.type
 class ItemsResult:
-    items: list[MemoryItem]
-    events: list[Event]
+    """Built lazily: a batch of thousands usually selects only ``items { id }``."""
+
+    created: strawberry.Private[list[Item]]
+    emitted: strawberry.Private[list[EventRecord]]
+
+    @strawberry.field
+    def items(self) -> list[MemoryItem]:
+        return [MemoryItem.of(i) for i in self.created]
+
+    @strawberry.field
+    def events(self) -> list[Event]:
+        return Event.all(self.emitted)
 
 
 @strawberry.type

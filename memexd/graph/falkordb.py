@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Awaitable, Callable, Mapping
+from functools import lru_cache
 from typing import Any
 from urllib.parse import urlparse
 
@@ -113,7 +114,8 @@ def encode_params(params: Params) -> str:
 
     We write it ourselves: the client's encoder emits ``nan``/``inf`` and
     integers outside int64 (silently clamped by the server), and a NUL byte
-    would cut the query short.
+    would cut the query short. It is on the hot path of every write (a
+    1,000-item batch is ~1 MB of header), hence the type dispatch.
     """
     if not params:
         return ""
@@ -123,33 +125,59 @@ def encode_params(params: Params) -> str:
     return " ".join(parts) + " "
 
 
+@lru_cache(maxsize=4096)
 def _key(key: str) -> str:
     if not key or "`" in key or "\x00" in key:
         raise BadUserInput(f"unsupported property or parameter name {key!r}")
     return f"`{key}`"
 
 
+def _string(value: str) -> str:
+    if "\x00" in value:
+        raise BadUserInput("strings may not contain NUL characters")
+    if "\\" in value or '"' in value:
+        value = value.replace("\\", "\\\\").replace('"', '\\"')
+    return f'"{value}"'
+
+
+def _int(value: int) -> str:
+    if not _INT64[0] <= value <= _INT64[1]:
+        raise BadUserInput(f"integer {value} is outside the 64-bit range")
+    return str(value)
+
+
+def _float(value: float) -> str:
+    if not math.isfinite(value):
+        raise BadUserInput("numbers must be finite")
+    return repr(value)
+
+
+def _list(value: list[Any] | tuple[Any, ...]) -> str:
+    return "[" + ",".join([_literal(v) for v in value]) + "]"
+
+
+def _map(value: Mapping[str, Any]) -> str:
+    return "{" + ",".join([f"{_key(str(k))}:{_literal(v)}" for k, v in value.items()]) + "}"
+
+
+_ENCODERS: dict[type, Callable[[Any], str]] = {
+    str: _string,
+    bool: lambda v: "true" if v else "false",
+    int: _int,
+    float: _float,
+    list: _list,
+    tuple: _list,
+    dict: _map,
+    type(None): lambda _: "null",
+}
+
+
 def _literal(value: Any) -> str:
-    if value is None:
-        return "null"
-    if value is True:
-        return "true"
-    if value is False:
-        return "false"
-    if isinstance(value, int):
-        if not _INT64[0] <= value <= _INT64[1]:
-            raise BadUserInput(f"integer {value} is outside the 64-bit range")
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise BadUserInput("numbers must be finite")
-        return repr(value)
-    if isinstance(value, str):
-        if "\x00" in value:
-            raise BadUserInput("strings may not contain NUL characters")
-        return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    encoder = _ENCODERS.get(type(value))
+    if encoder is not None:
+        return encoder(value)
+    if isinstance(value, Mapping):  # OrderedDict and friends
+        return _map(value)
     if isinstance(value, list | tuple):
-        return "[" + ",".join(_literal(v) for v in value) + "]"
-    if isinstance(value, Mapping):
-        return "{" + ",".join(f"{_key(str(k))}:{_literal(v)}" for k, v in value.items()) + "}"
+        return _list(value)
     raise TypeError(f"cannot pass {type(value).__name__} as a Cypher parameter")
