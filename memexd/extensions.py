@@ -10,19 +10,15 @@ from typing import Any
 
 from graphql import ASTValidationRule, GraphQLError
 from graphql.language import DocumentNode, parse
-from strawberry.extensions import (
-    AddValidationRules,
-    MaxTokensLimiter,
-    SchemaExtension,
-    ValidationCache,
-)
+from strawberry.extensions import SchemaExtension
+from strawberry.schema.schema import validate_document
 from strawberry.extensions.max_aliases import create_validator as aliases_rule
 from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
 
 from memexd.errors import MemexError
 from memexd.settings import Settings
 
-__all__ = ["ErrorCodes", "ParseCache", "schema_extensions"]
+__all__ = ["ErrorCodes", "Limits", "schema_extensions"]
 
 log = logging.getLogger("memexd.graphql")
 
@@ -69,40 +65,56 @@ def _with(error: GraphQLError, message: str, code: str) -> GraphQLError:
 
 
 @lru_cache(maxsize=512)
-def _parse(query: str, max_tokens: int | None) -> DocumentNode:
+def _parse(query: str, max_tokens: int) -> DocumentNode:
     return parse(query, max_tokens=max_tokens)
 
 
-class ParseCache(SchemaExtension):
-    """Cache parsed documents (keyed by text and token limit).
+class Limits(SchemaExtension):
+    """Document limits (tokens, depth, aliases) with parse and validation caches.
 
-    Unlike Strawberry's ``ParserCache`` it never raises inside the hook: a
-    hook that raises skips the other extensions' operation hooks, so the
-    syntax error would leave without its ``extensions.code``. On a syntax
-    error we leave the document unset and Strawberry's own parse reports it.
+    One extension rather than Strawberry's five (each costs hooks on every
+    request). The parse cache never raises inside its hook: a hook that
+    raises skips the other extensions' operation hooks, so a syntax error
+    would leave without its ``extensions.code``; on a syntax error the
+    document stays unset and Strawberry's own parse reports it.
     """
+
+    def __init__(self, max_tokens: int, rules: tuple[type[ASTValidationRule], ...]) -> None:
+        self.max_tokens = max_tokens
+        self.rules = rules
+
+    def on_operation(self) -> Iterator[None]:
+        context = self.execution_context
+        context.parse_options["max_tokens"] = self.max_tokens
+        context.validation_rules = context.validation_rules + self.rules
+        yield
 
     def on_parse(self) -> Iterator[None]:
         context = self.execution_context
         if context.graphql_document is None and context.query:
-            with contextlib.suppress(GraphQLError):
-                context.graphql_document = _parse(
-                    context.query, context.parse_options.get("max_tokens")
-                )
+            try:
+                context.graphql_document = _parse(context.query, self.max_tokens)
+            except GraphQLError:
+                pass
+        yield
+
+    def on_validate(self) -> Iterator[None]:
+        context = self.execution_context
+        context.pre_execution_errors = _validate(
+            context.schema._schema, context.graphql_document, context.validation_rules
+        )
         yield
 
 
+# Strawberry's own validation (its extra rules included), memoised.
+_validate = lru_cache(maxsize=512)(validate_document)
+
+
 def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:
-    """Extension factories. Validation rules are built once, so the
-    validation cache (keyed by the rule classes) keeps hitting."""
-    rules: list[type[ASTValidationRule]] = [
+    """Extension factories; the rule classes are built once, so cached
+    validations (keyed by them) keep hitting."""
+    rules = (
         depth_rule(settings.max_query_depth, None),
         aliases_rule(settings.max_aliases),
-    ]
-    return [
-        ErrorCodes,
-        lambda: MaxTokensLimiter(max_token_count=settings.max_tokens),
-        lambda: AddValidationRules(rules),
-        ParseCache,
-        lambda: ValidationCache(maxsize=512),
-    ]
+    )
+    return [ErrorCodes, lambda: Limits(settings.max_tokens, rules)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cached_property
 
 from strawberry.dataloader import DataLoader
 
@@ -15,11 +16,19 @@ EdgeKey = tuple[str, str | None, bool]  # direction name, kind, active only
 
 
 class Loaders:
+    """Built on first use: most requests never touch a nested field."""
+
     def __init__(self, memex: Memex) -> None:
         self.memex = memex
-        self.items: DataLoader[str, Item | None] = DataLoader(load_fn=self._items)
-        self.children: DataLoader[str, list[Item]] = DataLoader(load_fn=self._children)
         self._edges: dict[EdgeKey, DataLoader[str, list[Edge]]] = {}
+
+    @cached_property
+    def items(self) -> DataLoader[str, Item | None]:
+        return DataLoader(load_fn=self._items)
+
+    @cached_property
+    def children(self) -> DataLoader[str, list[Item]]:
+        return DataLoader(load_fn=self._children)
 
     def edges(
         self, direction: str, kind: str | None, active_only: bool
