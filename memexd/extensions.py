@@ -11,9 +11,9 @@ from typing import Any
 from graphql import ASTValidationRule, GraphQLError
 from graphql.language import DocumentNode, parse
 from strawberry.extensions import SchemaExtension
-from strawberry.schema.schema import validate_document
 from strawberry.extensions.max_aliases import create_validator as aliases_rule
 from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
+from strawberry.schema.schema import validate_document
 
 from memexd.errors import MemexError
 from memexd.settings import Settings
@@ -92,10 +92,8 @@ class Limits(SchemaExtension):
     def on_parse(self) -> Iterator[None]:
         context = self.execution_context
         if context.graphql_document is None and context.query:
-            try:
+            with contextlib.suppress(GraphQLError):
                 context.graphql_document = _parse(context.query, self.max_tokens)
-            except GraphQLError:
-                pass
         yield
 
     def on_validate(self) -> Iterator[None]:
