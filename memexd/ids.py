@@ -72,10 +72,12 @@ def check_uuid(value: str, field: str = "id") -> str:
 
 
 def check_uuid7(value: str, field: str = "id") -> str:
-    """Like :func:`check_uuid` but the UUID must be version 7."""
+    """Like :func:`check_uuid` but the UUID must be version 7: an item's
+    creation time is read from its id, so any other version is an
+    ``INVALID_TIMESTAMP``, as MemEX's ``extractTimestamp`` has it."""
     lowered = check_uuid(value, field)
     if not _UUID7.match(lowered):
-        raise BadUserInput(f"{value!r} is not a UUIDv7", field=field)
+        raise InvalidTimestamp(f"{field}: {value!r} is not a UUIDv7, so it carries no time")
     return lowered
 
 

@@ -6,7 +6,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from memexd.edges import EdgeFilter, EdgePatch, NewEdge
-from memexd.errors import BadUserInput
+from memexd.errors import BadUserInput, InvalidTimestamp
 from memexd.events import EventFilter
 from memexd.filters import DecayConfig, MemoryFilter, Range
 from memexd.items import ItemPatch, NewItem
@@ -33,7 +33,7 @@ def to_ms(value: datetime, field: str) -> int:
     try:
         return int(value.timestamp() * 1000)
     except (OverflowError, OSError, ValueError) as exc:
-        raise BadUserInput("timestamp out of range", field=field) from exc
+        raise InvalidTimestamp(f"{field}: timestamp out of range") from exc
 
 
 def _range(r: gql.FloatRange | gql.IntRange | None) -> Range | None:

@@ -29,7 +29,7 @@ async def test_invalid_items_change_nothing(api: Api) -> None:
     existing = await api.create()
     before = await api.snapshot()
     bad: list[dict[str, Any]] = [
-        {"id": "not-a-uuid"}, {"id": "01900000-0000-4000-8000-000000000000"},  # v4, not v7
+        {"id": "not-a-uuid"},
         {"authority": 1.01}, {"authority": -0.1}, {"conviction": 2.0}, {"importance": -1.0},
         {"content": "plain text"}, {"content": [1, 2]}, {"content": 3}, {"content": None},
         {"meta": "x"}, {"meta": [1]}, {"parents": ["nope"]}, {"intentId": "x"},
@@ -39,6 +39,9 @@ async def test_invalid_items_change_nothing(api: Api) -> None:
         # a valid item first: the whole batch must be refused, not half of it
         codes = await api.codes(CREATE_ITEMS, i=[draft(), draft(**change)])
         assert codes == ["BAD_USER_INPUT"], change
+    # a UUID of another version carries no creation time
+    v4 = draft(id="01900000-0000-4000-8000-000000000000")
+    assert await api.codes(CREATE_ITEMS, i=[draft(), v4]) == ["INVALID_TIMESTAMP"]
     for patch in ({"authority": 3.0}, {"content": "x"}, {"parents": ["bad"]}, {"scope": ""}):
         assert await api.codes(UPDATE, id=existing["id"], p=patch) == ["BAD_USER_INPUT"], patch
     assert await api.codes(UPDATE, id="bad", p={"authority": 0.1}) == ["BAD_USER_INPUT"]

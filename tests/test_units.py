@@ -40,7 +40,7 @@ def test_id_checks() -> None:
     ):
         with pytest.raises(BadUserInput):
             check_uuid(bad)
-    with pytest.raises(BadUserInput):
+    with pytest.raises(InvalidTimestamp):
         check_uuid7("0190a0a0-0000-4000-8000-000000000000")
     with pytest.raises(InvalidTimestamp):
         timestamp_ms("0190a0a0-0000-4000-8000-000000000000")
