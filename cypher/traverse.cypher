@@ -1,21 +1,21 @@
-// Breadth-first expansion, up to 16 levels in one round trip (memexd/traversal.py
-// drives it window after window). Level k holds the DISTINCT live items one
-// step from level k-1, with the traversed steps as [from, to] id pairs. A level
-// wider than $wide is not expanded further inside this window (duplicates
-// across levels stay bounded); the caller continues from it. The slots give
-// the relationship pattern (direction and type) and a relationship predicate.
+// Breadth-first expansion, up to 16 levels in one round trip; memexd/traversal.py
+// drives it window after window. Level k holds the DISTINCT live items one step
+// from level k-1, with the steps taken as [from, to] id pairs. A level after the
+// first that is wider than $wide is not expanded further inside the window, so
+// repeated work stays bounded; the caller continues from it. The slots give the
+// relationship pattern (type and direction) and a predicate on it.
 // Never a [:R*] walk: FalkorDB enumerates paths for those.
 // @params ids wide
 UNWIND $ids AS id
 MATCH (s:Item {id: id})
+WHERE s.retracted = false
 WITH collect(s) AS l0
 CALL {
   WITH l0
-  UNWIND CASE WHEN size(l0) > $wide THEN [] ELSE l0 END AS x
+  UNWIND l0 AS x
   MATCH (x)/*<pattern>*/-[r:PARENT]->/*</pattern>*/(y:Item)
   WHERE y.retracted = false AND /*<rel>*/true/*</rel>*/
-  RETURN
-  collect(DISTINCT y) AS l1, collect([x.id, y.id]) AS e1
+  RETURN collect(DISTINCT y) AS l1, collect([x.id, y.id]) AS e1
 }
 CALL {
   WITH l1

@@ -81,7 +81,7 @@ class EdgeCommands:
         self.settings = settings
 
     async def create(self, draft: NewEdge, origin: Origin) -> tuple[Edge, list[Event]]:
-        edge = self._build(draft)
+        edge = self.build(draft)
         event = make_event("edge.created", {"edge": edge_json(edge)}, origin, subject=edge.edge_id)
         params = {
             "from": edge.from_id,
@@ -104,7 +104,8 @@ class EdgeCommands:
             await self._explain_create_failure(edge)
         return edge, [event]
 
-    def _build(self, d: NewEdge) -> Edge:
+    def build(self, d: NewEdge) -> Edge:
+        """Validate a new edge (ids, kind, scores, meta) without writing it."""
         return Edge(
             edge_id=check_uuid(d.edge_id, "edgeId") if d.edge_id is not None else new_id(),
             from_id=check_uuid(d.from_id, "from"),

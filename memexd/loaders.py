@@ -30,6 +30,14 @@ class Loaders:
     def children(self) -> DataLoader[str, list[Item]]:
         return DataLoader(load_fn=self._children)
 
+    @cached_property
+    def aliases(self) -> DataLoader[str, list[Item]]:
+        return DataLoader(load_fn=self._aliases)
+
+    @cached_property
+    def contradicted_by(self) -> DataLoader[str, list[Item]]:
+        return DataLoader(load_fn=self._contradicted_by)
+
     def edges(
         self, direction: str, kind: str | None, active_only: bool
     ) -> DataLoader[str, list[Edge]]:
@@ -52,4 +60,12 @@ class Loaders:
 
     async def _children(self, ids: list[str]) -> Sequence[list[Item]]:
         found = await self.memex.item_reads.children_of(ids)
+        return [found.get(i, []) for i in ids]
+
+    async def _aliases(self, ids: list[str]) -> Sequence[list[Item]]:
+        found = await self.memex.aliases.direct_of(ids)
+        return [found.get(i, []) for i in ids]
+
+    async def _contradicted_by(self, ids: list[str]) -> Sequence[list[Item]]:
+        found = await self.memex.contradictions.contradicted_by(ids)
         return [found.get(i, []) for i in ids]

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+from memexd.aliases import Aliases
+from memexd.cascade import Cascade
+from memexd.contradictions import Contradictions
 from memexd.edges import EdgeCommands, EdgeReads
 from memexd.events import EventLog
 from memexd.graph import Graph
 from memexd.items import ItemCommands
 from memexd.lookup import ItemReads
+from memexd.provenance import Provenance
 from memexd.settings import Settings
 from memexd.types import GraphStore
 
@@ -24,3 +28,7 @@ class Memex:
         self.edges = EdgeCommands(self.graph, settings)
         self.edge_reads = EdgeReads(self.graph, settings)
         self.events = EventLog(self.graph, settings.max_page)
+        self.provenance = Provenance(self.graph, settings, self.item_reads)
+        self.cascade = Cascade(self.graph, self.provenance, self.item_reads)
+        self.aliases = Aliases(self.graph, self.edges, self.provenance)
+        self.contradictions = Contradictions(self.graph, self.edges, self.item_reads)

@@ -6,8 +6,16 @@ import strawberry
 
 from memexd.resolvers import edges as edges_r
 from memexd.resolvers import events as events_r
+from memexd.resolvers import graph as graph_r
 from memexd.resolvers import items as items_r
-from memexd.schema.types import Edge, Event, MemoryItem
+from memexd.schema.types import (
+    Contradiction,
+    Edge,
+    Event,
+    MemoryItem,
+    ProvenanceGraph,
+    StaleItem,
+)
 
 __all__ = ["Query"]
 
@@ -30,4 +38,27 @@ class Query:
     children: list[MemoryItem] = strawberry.field(resolver=items_r.children)
     events: list[Event] = strawberry.field(
         resolver=events_r.events, description="The event log in commit order, after a cursor."
+    )
+    support_tree: ProvenanceGraph | None = strawberry.field(
+        resolver=graph_r.support_tree,
+        description="Transitive parents as a flat graph (cycle-safe, missing parents skipped).",
+    )
+    support_set: list[MemoryItem] = strawberry.field(
+        resolver=graph_r.support_set,
+        description="The item and everything supporting it, deduplicated, item first.",
+    )
+    contradictions: list[Contradiction] = strawberry.field(
+        resolver=graph_r.contradictions, description="Active CONTRADICTS edges with both items."
+    )
+    stale_items: list[StaleItem] = strawberry.field(
+        resolver=graph_r.stale_items,
+        description="Live items naming a parent that is missing or retracted.",
+    )
+    dependents: list[MemoryItem] = strawberry.field(
+        resolver=graph_r.dependents, description="Children, or all descendants when transitive."
+    )
+    aliases: list[MemoryItem] = strawberry.field(resolver=graph_r.aliases)
+    alias_group: list[MemoryItem] = strawberry.field(
+        resolver=graph_r.alias_group,
+        description="The transitive closure of aliasing, the item itself first.",
     )

@@ -13,9 +13,24 @@ from memexd.ids import ms_to_datetime
 from memexd.model import Edge as EdgeRecord
 from memexd.model import Event as EventRecord
 from memexd.model import Item
+from memexd.provenance import SupportTree
 from memexd.schema.enums import Direction
 
-__all__ = ["Edge", "EdgeResult", "Event", "EventsResult", "ItemResult", "ItemsResult", "MemoryItem"]
+__all__ = [
+    "CascadeResult",
+    "Contradiction",
+    "Edge",
+    "EdgeResult",
+    "Event",
+    "EventsResult",
+    "ItemResult",
+    "ItemsResult",
+    "MemoryItem",
+    "ProvenanceGraph",
+    "ProvenanceLink",
+    "ProvenanceNode",
+    "StaleItem",
+]
 
 Info: TypeAlias = strawberry.Info[Context, None]
 
@@ -67,6 +82,17 @@ class MemoryItem:
     @strawberry.field(description="Live items that list this one as a parent.")
     async def children(self, info: Info) -> list[MemoryItem]:
         return [MemoryItem.of(c) for c in await info.context.loaders.children.load(self.id)]
+
+    @strawberry.field(description="Direct aliases: items joined by an active ALIAS edge.")
+    async def aliases(self, info: Info) -> list[MemoryItem]:
+        return [MemoryItem.of(a) for a in await info.context.loaders.aliases.load(self.id)]
+
+    @strawberry.field(
+        description="Items on the other side of active CONTRADICTS edges (not itself)."
+    )
+    async def contradicted_by(self, info: Info) -> list[MemoryItem]:
+        found = await info.context.loaders.contradicted_by.load(self.id)
+        return [MemoryItem.of(c) for c in found]
 
     @strawberry.field(description="Edges touching this item (active ones unless told).")
     async def edges(
@@ -146,6 +172,63 @@ class Event:
     @classmethod
     def all(cls, events: list[EventRecord]) -> list[Event]:
         return [cls.of(e) for e in events]
+
+
+@strawberry.type
+class ProvenanceLink:
+    child: strawberry.ID
+    parent: strawberry.ID
+
+
+@strawberry.type
+class ProvenanceNode:
+    item: MemoryItem
+    depth: int
+
+
+@strawberry.type(
+    description="A support tree as a flat graph: nodes with depth, child→parent links."
+)
+class ProvenanceGraph:
+    root: strawberry.ID
+    nodes: list[ProvenanceNode]
+    links: list[ProvenanceLink]
+    truncated: bool = strawberry.field(
+        description="True when maxDepth or the traversal limits cut the tree short."
+    )
+
+    @classmethod
+    def of(cls, tree: SupportTree) -> ProvenanceGraph:
+        return cls(
+            root=strawberry.ID(tree.root),
+            nodes=[ProvenanceNode(item=MemoryItem.of(i), depth=d) for i, d in tree.nodes],
+            links=[
+                ProvenanceLink(child=strawberry.ID(c), parent=strawberry.ID(p))
+                for c, p in tree.links
+            ],
+            truncated=tree.truncated,
+        )
+
+
+@strawberry.type
+class Contradiction:
+    a: MemoryItem
+    b: MemoryItem
+    edge: Edge
+
+
+@strawberry.type
+class StaleItem:
+    item: MemoryItem
+    missing_parents: list[strawberry.ID]
+
+
+@strawberry.type
+class CascadeResult:
+    retracted: list[strawberry.ID] = strawberry.field(
+        description="Retracted ids, children before parents."
+    )
+    events: list[Event]
 
 
 @strawberry.type

@@ -1,0 +1,11 @@
+// Direct aliases of each given item: live items joined by an active ALIAS edge
+// in either direction (the item itself excluded). One row per item id.
+// @params ids
+UNWIND $ids AS id
+MATCH (x:Item {id: id})-[r:ALIAS]-(y:Item)
+WHERE r.active = true AND r.retracted = false AND y.retracted = false AND y.id <> id
+WITH DISTINCT id, y
+ORDER BY y.id
+RETURN id, collect(y {.id, .scope, .kind, .content, .author, .source_kind, .parents,
+          .authority, .conviction, .importance, .intent_id, .task_id, .meta, .created_at,
+          .retracted, .version}) AS items

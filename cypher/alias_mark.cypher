@@ -1,0 +1,30 @@
+// Record that two live items are the same thing: an ALIAS edge each way, each
+// created only if no active one exists already (marking twice is harmless),
+// with its EdgeKey and edge.created event. No row: an item is missing.
+// @params a b edges
+MATCH (x:Item {id: $a})
+WHERE x.retracted = false
+MATCH (y:Item {id: $b})
+WHERE y.retracted = false
+CALL {
+  WITH x, y
+  UNWIND $edges AS spec
+  MATCH (f:Item {id: spec.from})
+  MATCH (t:Item {id: spec.to})
+  OPTIONAL MATCH (f)-[old:ALIAS]->(t)
+  WHERE old.active = true AND old.retracted = false
+  WITH spec, f, t, count(old) AS existing
+  WHERE existing = 0
+  CREATE (f)-[r:ALIAS]->(t)
+  SET r = spec.props
+  CREATE (k:EdgeKey)
+  SET k = spec.key
+  RETURN collect(spec) AS made, collect(f.scope) AS scopes
+}
+MATCH (seq:Counter {name: 'event'})
+WITH made, scopes, seq, seq.value AS base
+SET seq.value = base + size(made)
+FOREACH (i IN range(0, size(made) - 1) |
+  CREATE (e:Event)
+  SET e = made[i].event, e.seq = base + i + 1, e.scope = scopes[i])
+RETURN [s IN made | s.key.edge_id] AS created

@@ -1,0 +1,110 @@
+// Retract a dependency closure in one atomic statement. $ids is the closure
+// the caller walked, in post-order (children before parents). Children that a
+// concurrent writer added since the walk are absorbed here, up to 8 levels
+// below the closure (a mark, $token, is the visited set), and retracted first,
+// deepest and newest first, with events from the $spare ids. If the closure
+// changed in another way (an item gone) or the newcomers go deeper or number
+// more than $spare, nothing is retracted (ok = false) and the caller walks
+// again. Marks are always removed.
+// @params ids events token spare tail ts origin
+UNWIND $ids AS id
+MATCH (n:Item {id: id})
+WHERE n.retracted = false
+SET n.cascade_token = $token
+WITH collect(n) AS doomed
+CALL {
+  WITH doomed
+  UNWIND doomed AS x
+  MATCH (x)<-[:PARENT]-(c:Item)
+  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  SET c.cascade_token = $token
+  RETURN collect(DISTINCT c) AS a1
+}
+CALL {
+  WITH a1
+  UNWIND a1 AS x
+  MATCH (x)<-[:PARENT]-(c:Item)
+  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  SET c.cascade_token = $token
+  RETURN collect(DISTINCT c) AS a2
+}
+CALL {
+  WITH a2
+  UNWIND a2 AS x
+  MATCH (x)<-[:PARENT]-(c:Item)
+  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  SET c.cascade_token = $token
+  RETURN collect(DISTINCT c) AS a3
+}
+CALL {
+  WITH a3
+  UNWIND a3 AS x
+  MATCH (x)<-[:PARENT]-(c:Item)
+  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  SET c.cascade_token = $token
+  RETURN collect(DISTINCT c) AS a4
+}
+CALL {
+  WITH a4
+  UNWIND a4 AS x
+  MATCH (x)<-[:PARENT]-(c:Item)
+  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  SET c.cascade_token = $token
+  RETURN collect(DISTINCT c) AS a5
+}
+CALL {
+  WITH a5
+  UNWIND a5 AS x
+  MATCH (x)<-[:PARENT]-(c:Item)
+  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  SET c.cascade_token = $token
+  RETURN collect(DISTINCT c) AS a6
+}
+CALL {
+  WITH a6
+  UNWIND a6 AS x
+  MATCH (x)<-[:PARENT]-(c:Item)
+  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  SET c.cascade_token = $token
+  RETURN collect(DISTINCT c) AS a7
+}
+CALL {
+  WITH a7
+  UNWIND a7 AS x
+  MATCH (x)<-[:PARENT]-(c:Item)
+  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  SET c.cascade_token = $token
+  RETURN collect(DISTINCT c) AS a8
+}
+CALL {
+  WITH a8
+  UNWIND a8 AS x
+  MATCH (x)<-[:PARENT]-(c:Item)
+  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  RETURN count(c) AS deeper
+}
+CALL {
+  WITH a1, a2, a3, a4, a5, a6, a7, a8
+  UNWIND [[1, a1], [2, a2], [3, a3], [4, a4], [5, a5], [6, a6], [7, a7], [8, a8]] AS level
+  UNWIND level[1] AS x
+  WITH level[0] AS depth, x
+  ORDER BY depth DESC, x.created_at DESC, x.id DESC
+  RETURN collect(x) AS absorbed
+}
+WITH doomed, absorbed, deeper,
+     size(doomed) = size($ids) AND deeper = 0 AND size(absorbed) <= size($spare) AS ok
+FOREACH (n IN doomed + absorbed | SET n.cascade_token = null)
+FOREACH (n IN CASE WHEN ok THEN absorbed + doomed ELSE [] END | SET n.retracted = true)
+WITH doomed, absorbed, ok
+MATCH (seq:Counter {name: 'event'})
+WITH doomed, absorbed, ok, seq, seq.value AS base
+SET seq.value = base + CASE WHEN ok THEN size(absorbed) + size($events) ELSE 0 END
+FOREACH (j IN CASE WHEN ok THEN range(0, size(absorbed) - 1) ELSE [] END |
+  CREATE (e:Event)
+  SET e = $origin, e.id = $spare[j], e.namespace = 'memory', e.type = 'memory.retracted',
+      e.ts = $ts, e.payload = '{"item_id":"' + absorbed[j].id + '",' + $tail,
+      e.scope = absorbed[j].scope, e.subject = absorbed[j].id, e.seq = base + j + 1)
+FOREACH (i IN CASE WHEN ok THEN range(0, size($events) - 1) ELSE [] END |
+  CREATE (e:Event)
+  SET e = $events[i], e.scope = doomed[i].scope, e.seq = base + size(absorbed) + i + 1)
+RETURN ok, [n IN absorbed | [n.id, n.scope]] AS absorbed, size(doomed) AS found

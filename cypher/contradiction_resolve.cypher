@@ -1,0 +1,28 @@
+// Resolve a contradiction in one statement, if nothing changed since it was
+// read: the loser's version and the set of active CONTRADICTS edges between
+// the pair are re-checked. The edges are deactivated, the loser's authority
+// lowered, SUPERSEDES winner->loser created, and the events appended.
+// No row back: the state moved on; read again.
+// @params winner loser version authority edge_ids supersede key events
+MATCH (w:Item {id: $winner})
+WHERE w.retracted = false
+MATCH (l:Item {id: $loser})
+WHERE l.retracted = false AND l.version = $version
+OPTIONAL MATCH (w)-[c:CONTRADICTS]-(l)
+WHERE c.active = true AND c.retracted = false
+WITH w, l, collect(DISTINCT c) AS cs
+WHERE size(cs) = size($edge_ids) AND all(c IN cs WHERE c.edge_id IN $edge_ids)
+FOREACH (c IN cs | SET c.active = false, c.version = c.version + 1)
+SET l.authority = $authority, l.version = $version + 1
+CREATE (w)-[s:SUPERSEDES]->(l)
+SET s = $supersede
+CREATE (k:EdgeKey)
+SET k = $key
+WITH w
+MATCH (seq:Counter {name: 'event'})
+WITH seq, seq.value AS base
+SET seq.value = base + size($events)
+FOREACH (i IN range(0, size($events) - 1) |
+  CREATE (e:Event)
+  SET e = $events[i], e.seq = base + i + 1)
+RETURN true AS ok
