@@ -164,14 +164,10 @@ async def test_aliases(api: Api) -> None:
     got = await api.ok(direct, id=b)
     assert sorted(ids(got["aliases"])) == sorted([a, c])
     assert got["item"]["aliases"] == got["aliases"]
-    group = ids(
-        (await api.ok("query($id: ID!) { aliasGroup(id: $id) { id } }", id=a))["aliasGroup"]
-    )
+    group = ids((await api.ok(GROUP, id=a))["aliasGroup"])
     assert group[0] == a
     assert sorted(group) == sorted([a, b, c])
-    assert ids(
-        (await api.ok("query($id: ID!) { aliasGroup(id: $id) { id } }", id=d))["aliasGroup"]
-    ) == [d]
+    assert ids((await api.ok(GROUP, id=d))["aliasGroup"]) == [d]
     assert await api.codes(ALIAS, a=a, b=MISSING) == ["MEMORY_NOT_FOUND"]
     assert await api.codes(ALIAS, a=a, b="nope") == ["BAD_USER_INPUT"]
 
