@@ -10,7 +10,7 @@ from urllib.parse import urlparse
 
 from falkordb.asyncio import FalkorDB
 
-from memexd.errors import BadUserInput
+from memexd.errors import BadUserInput, StorageError
 from memexd.graph.errors import MissingGraph, falkordb_errors
 from memexd.types import Params, Row
 
@@ -99,14 +99,54 @@ class FalkorStore:
             await self._on_close()
 
     async def _run(self, text: str, params: Params, *, read_only: bool) -> list[Row]:
-        query = encode_params(params) + text
+        command = ["GRAPH.RO_QUERY" if read_only else "GRAPH.QUERY", self._graph.name]
+        command += [encode_params(params) + text, "--compact"]
+        if self._timeout:
+            command += ["timeout", self._timeout]
         try:
             with falkordb_errors():
-                result = await self._graph._query(query, None, self._timeout, read_only)
+                reply = await self._client.connection.execute_command(*command)
+                return _rows(reply)
         except MissingGraph:
             return []  # nothing written yet: every read is empty
-        names = [column[1] for column in result.header]
-        return [dict(zip(names, row, strict=True)) for row in result.result_set]
+
+
+def _rows(reply: list[Any]) -> list[Row]:
+    """Rows of a ``--compact`` reply.
+
+    Our own parser: the client's awaits once per value, which made reading
+    10,000 items cost 0.4 s. memexd queries return scalars, lists and maps only.
+    """
+    for part in reply:
+        if isinstance(part, Exception):
+            raise part
+    if len(reply) < 3:
+        return []
+    names = [column[1] for column in reply[0]]
+    return [dict(zip(names, map(_value, row), strict=True)) for row in reply[1]]
+
+
+def _value(cell: list[Any]) -> Any:
+    kind, value = cell
+    if kind == _STRING:
+        return value
+    if kind == _INTEGER:
+        return int(value)
+    if kind == _NULL:
+        return None
+    if kind == _DOUBLE:
+        return float(value)
+    if kind == _BOOLEAN:
+        return value == "true"
+    if kind == _ARRAY:
+        return [_value(v) for v in value]
+    if kind == _MAP:
+        return {value[i]: _value(value[i + 1]) for i in range(0, len(value), 2)}
+    raise StorageError(f"unexpected FalkorDB result type {kind}")
+
+
+# FalkorDB's compact result value types (falkordb's ResultSetScalarTypes)
+_NULL, _STRING, _INTEGER, _BOOLEAN, _DOUBLE, _ARRAY, _MAP = 1, 2, 3, 4, 5, 6, 10
 
 
 def encode_params(params: Params) -> str:
