@@ -95,13 +95,12 @@ def test_engine_dies_with_a_killed_parent(tmp_path: Path) -> None:
     assert _wait_dead(engine_pid), "the embedded engine outlived memexd"
 
 
-@pytest.fixture
-def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
+def _serve(data_dir: Path) -> tuple[str, subprocess.Popen[bytes]]:
+    """``memexd serve`` on a free port, once it answers its health check."""
     port = _free_port()
     env = {**os.environ, "MEMEXD_FSYNC": "always"}
-    process = subprocess.Popen(
-        [*MEMEXD, "serve", "--port", str(port), "--data-dir", str(tmp_path / "data")], env=env
-    )
+    argv = [*MEMEXD, "serve", "--port", str(port), "--data-dir", str(data_dir)]
+    process = subprocess.Popen(argv, env=env)
     url = f"http://127.0.0.1:{port}"
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
@@ -110,6 +109,12 @@ def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]
                 break
         except httpx.TransportError:
             time.sleep(0.1)
+    return url, process
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
+    url, process = _serve(tmp_path / "data")
     yield url, process, tmp_path / "data"
     if process.poll() is None:
         process.kill()
@@ -155,17 +160,8 @@ def test_acknowledged_writes_survive_kill_9(
     os.kill(_engine_pid(data_dir), signal.SIGKILL)  # the engine first, then memexd
     process.send_signal(signal.SIGKILL)
     process.wait()
-    port = _free_port()
-    again = subprocess.Popen([*MEMEXD, "serve", "--port", str(port), "--data-dir", str(data_dir)])
+    url, again = _serve(data_dir)
     try:
-        url = f"http://127.0.0.1:{port}"
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{url}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                time.sleep(0.1)
         assert _count(url) == len(ids) == 100
     finally:
         again.terminate()
