@@ -43,6 +43,9 @@ def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--quick", action="store_true", help="small sizes, smoke run")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument(
+        "--parts", default="lattice,chain,alias,dag", help="comma-separated workloads to run"
+    )
     return parser.parse_args()
 
 
@@ -137,11 +140,16 @@ def main() -> None:
     args = _args()
     rng = random.Random(args.seed)
     scale = 10 if args.quick else 1
+    parts = set(args.parts.split(","))
     with memexd_server() as server, httpx.Client(base_url=server.base_url, timeout=600) as client:
-        lattice(client, 40)
-        chain(client, 10_000 // scale)
-        alias_group(client, 10_000 // scale, rng)
-        random_dag(client, 100_000 // scale, 20, rng)
+        if "lattice" in parts:
+            lattice(client, 40)
+        if "chain" in parts:
+            chain(client, 10_000 // scale)
+        if "alias" in parts:
+            alias_group(client, 10_000 // scale, rng)
+        if "dag" in parts:
+            random_dag(client, 100_000 // scale, 20, rng)
 
 
 if __name__ == "__main__":

@@ -74,6 +74,6 @@ class Aliases:
 
     async def group(self, item_id: str) -> list[Item]:
         """The transitive closure of aliasing, the item itself first."""
-        reach = await self.provenance.complete(item_id, Walk.ALIASES, "alias group")
+        reach = await self.provenance.complete(item_id, Walk.ALIASES, "alias group", steps=False)
         found = await self.provenance.reads.get_many(list(reach.depth))
         return [found[i] for i in reach.depth if i in found]

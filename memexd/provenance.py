@@ -39,7 +39,9 @@ class Provenance:
         self.settings = settings
         self.reads = reads
 
-    async def reach(self, item_id: str, how: Walk, max_depth: int | None = None) -> Reach:
+    async def reach(
+        self, item_id: str, how: Walk, max_depth: int | None = None, *, steps: bool = True
+    ) -> Reach:
         limit = self.settings.traversal_max_depth
         if max_depth is not None and max_depth < 0:
             raise BadUserInput("must not be negative", field="maxDepth")
@@ -49,6 +51,7 @@ class Provenance:
             how,
             max_depth=limit if max_depth is None else min(max_depth, limit),
             max_nodes=self.settings.traversal_max_nodes,
+            steps=steps,
         )
 
     async def support_tree(self, item_id: str, max_depth: int | None) -> SupportTree | None:
@@ -61,18 +64,19 @@ class Provenance:
 
     async def support_set(self, item_id: str) -> list[Item]:
         """The item and everything that supports it, deduplicated, item first."""
-        return await self._items(await self.complete(item_id, Walk.PARENTS, "support set"))
+        reach = await self.complete(item_id, Walk.PARENTS, "support set", steps=False)
+        return await self._items(reach)
 
     async def dependents(self, item_id: str, transitive: bool) -> list[Item]:
         if not transitive:
             return await self.reads.children(item_id)
-        reach = await self.complete(item_id, Walk.CHILDREN, "dependents")
+        reach = await self.complete(item_id, Walk.CHILDREN, "dependents", steps=False)
         reach.depth.pop(check_uuid(item_id), None)
         return await self._items(reach)
 
-    async def complete(self, item_id: str, how: Walk, what: str) -> Reach:
+    async def complete(self, item_id: str, how: Walk, what: str, *, steps: bool = True) -> Reach:
         """A whole reach, or an error naming the limit it hit (never a silent part)."""
-        reach = await self.reach(item_id, how)
+        reach = await self.reach(item_id, how, steps=steps)
         if reach.truncated:
             s = self.settings
             raise ResourceExhausted(

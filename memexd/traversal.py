@@ -58,13 +58,25 @@ class Reach:
         return [s for s in self.steps if s[0] in self.depth and s[1] in self.depth]
 
 
-async def walk(graph: Graph, start: str, how: Walk, *, max_depth: int, max_nodes: int) -> Reach:
-    """Walk from a live item; an empty reach means it is missing or retracted."""
+async def walk(
+    graph: Graph,
+    start: str,
+    how: Walk,
+    *,
+    max_depth: int,
+    max_nodes: int,
+    steps: bool = True,
+) -> Reach:
+    """Walk from a live item; an empty reach means it is missing or retracted.
+    Without ``steps`` only the items are collected, not the links between them."""
     reach = Reach()
     frontier, base = [start], 0
     while frontier:
         rows = await graph.read(
-            "traverse", {"ids": frontier, "wide": WIDE}, pattern=how.pattern, rel=how.rel
+            "traverse",
+            {"ids": frontier, "wide": WIDE, "steps": steps},
+            pattern=how.pattern,
+            rel=how.rel,
         )
         if base == 0:
             if not rows or not rows[0]["l0"]:
