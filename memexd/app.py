@@ -105,8 +105,14 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
             await opened.close()
 
     async def healthz(request: Request) -> JSONResponse:
-        ok = holder.memex is not None
-        return JSONResponse({"status": "ok" if ok else "starting"}, status_code=200 if ok else 503)
+        memex = holder.memex
+        if memex is None:
+            return JSONResponse({"status": "starting"}, status_code=503)
+        try:
+            await memex.graph.store.ping()
+        except MemexError:
+            return JSONResponse({"status": "graph engine unavailable"}, status_code=503)
+        return JSONResponse({"status": "ok", "backend": memex.graph.backend})
 
     graphql = _GraphQLApp(holder, settings)
     app = Starlette(

@@ -20,7 +20,7 @@ from memexd.meta import dump_json
 from memexd.model import Direction, Edge, Event
 from memexd.records import edge_from_row, edge_json, edge_props, event_props
 from memexd.settings import Settings
-from memexd.types import JSONObject, Row
+from memexd.types import JSONObject
 from memexd.validation import check_edge_kind, check_object, check_score, check_text
 
 __all__ = ["EdgeCommands", "EdgeFilter", "EdgePatch", "EdgeReads", "NewEdge", "pattern"]
@@ -254,7 +254,3 @@ class EdgeReads:
             pattern=pattern(direction),
         )
         return {row["id"]: [edge_from_row(e) for e in row["edges"]] for row in rows}
-
-
-def rows_to_edges(rows: list[Row]) -> list[Edge]:
-    return [edge_from_row(row["edge"]) for row in rows]

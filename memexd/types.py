@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Protocol, TypeAlias
 
 __all__ = [
@@ -45,17 +45,10 @@ class GraphStore(Protocol):
         """Run a schema statement (index, constraint); engine-specific text."""
         ...
 
+    async def ping(self) -> None:
+        """Raise :class:`memexd.errors.StorageUnavailable` unless the engine answers."""
+        ...
+
     async def close(self) -> None:
         """Release connections (and stop an embedded engine)."""
         ...
-
-
-class RowSource(Protocol):
-    """Anything that can turn named queries into rows (see ``memexd.graph.Graph``)."""
-
-    async def read(self, name: str, params: Params, **slots: str) -> list[Row]: ...
-
-    async def write(self, name: str, params: Params, **slots: str) -> list[Row]: ...
-
-
-StrSeq: TypeAlias = Sequence[str]

