@@ -21,7 +21,7 @@ from memexd.errors import (
 from memexd.events import Origin, make_event
 from memexd.graph import Graph
 from memexd.ids import check_uuid, check_uuid7, new_id, timestamp_ms
-from memexd.meta import dump_json, flatten_meta
+from memexd.meta import flatten_meta
 from memexd.model import Event, Item
 from memexd.records import event_props, item_from_row, item_json, item_json_text, item_props
 from memexd.settings import Settings
@@ -179,7 +179,7 @@ class ItemCommands:
             if not rows:
                 raise MemoryNotFound(item_id)
             current, version = item_from_row(rows[0]["item"]), int(rows[0]["item"]["version"])
-            merged = _merge(current, checked)
+            merged = self._merged(current, checked)
             payload: JSONObject = {"item_id": item_id, "partial": _partial_json(checked),
                                    "author": author}  # fmt: skip
             if reason is not None:
@@ -202,6 +202,15 @@ class ItemCommands:
             if written:
                 return merged, [event]
         raise StorageError(f"item {item_id} kept changing under concurrent updates")
+
+    def _merged(self, current: Item, patch: ItemPatch) -> Item:
+        """The item after the patch; the merged content and meta keep the size limit."""
+        merged = _merge(current, patch)
+        limit = self.settings.max_content_bytes
+        check_object(merged.content, "patch.content", max_bytes=limit)
+        if merged.meta is not None:
+            check_object(merged.meta, "patch.meta", max_bytes=limit)
+        return merged
 
     def _check_patch(self, p: ItemPatch) -> ItemPatch:
         s = self.settings
@@ -289,6 +298,4 @@ def _update_props(current: Item, merged: Item) -> dict[str, Any]:
         props.pop(key)
     for key in flatten_meta(current.meta):
         props.setdefault(key, None)
-    if merged.meta is not None:
-        props["meta"] = dump_json(merged.meta)
     return props

@@ -113,3 +113,12 @@ async def test_internal_errors_are_masked(tmp_path: Path) -> None:
     assert error["extensions"] == {"code": "INTERNAL"}
     assert error["message"] == "Internal server error."
     await dead.close()
+
+
+async def test_merged_content_keeps_the_size_limit(make_api: ApiFactory) -> None:
+    api = await make_api(max_content_bytes=60)
+    item = await api.create(content={"a": "x" * 30})
+    before = await api.snapshot()
+    codes = await api.codes(UPDATE, id=item["id"], p={"content": {"b": "y" * 30}})
+    assert codes == ["BAD_USER_INPUT"]
+    assert await api.snapshot() == before
