@@ -35,6 +35,7 @@ from memexd.model import Item
 from memexd.records import item_props
 
 __all__ = [
+    "CREATE_ITEMS",
     "GRAPH_NAME",
     "MemexdServer",
     "batches",
@@ -50,6 +51,12 @@ __all__ = [
 ]
 
 GRAPH_NAME = "memexd"
+#: One batch of items through GraphQL, selecting only the ids.
+CREATE_ITEMS = """
+mutation CreateItems($inputs: [MemoryItemInput!]!) {
+  createItems(inputs: $inputs) { items { id } }
+}
+"""
 _MEMEXD = Path(sys.executable).with_name("memexd")
 _START_TIMEOUT = 120.0
 _STOP_TIMEOUT = 30.0

@@ -17,6 +17,7 @@ from typing import Any
 
 import httpx
 from _common import (
+    CREATE_ITEMS,
     GRAPH_NAME,
     MemexdServer,
     batches,
@@ -34,11 +35,6 @@ from memexd.graph import Graph
 from memexd.graph.falkordb import FalkorStore, encode_params
 from memexd.graph.migrations import migrate
 
-CREATE_ITEMS = """
-mutation Ingest($inputs: [MemoryItemInput!]!) {
-  createItems(inputs: $inputs) { items { id } }
-}
-"""
 RAW_CREATE = "UNWIND $rows AS r CREATE (n:Item) SET n = r"
 RAW_GRAPH = "raw_ingest"
 RAW_SCHEMA_GRAPH = "raw_schema"

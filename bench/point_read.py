@@ -23,6 +23,7 @@ from typing import Any
 
 import httpx
 from _common import (
+    CREATE_ITEMS,
     GRAPH_NAME,
     MemexdServer,
     batches,
@@ -35,11 +36,6 @@ from _common import (
 )
 from falkordb.asyncio.graph import AsyncGraph
 
-CREATE_ITEMS = """
-mutation Load($inputs: [MemoryItemInput!]!) {
-  createItems(inputs: $inputs) { items { id } }
-}
-"""
 ITEM = """
 query Item($id: ID!) {
   item(id: $id) { id scope kind content authority createdAt }

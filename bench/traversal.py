@@ -27,11 +27,10 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
-from _common import batches, graphql, memexd_server
+from _common import CREATE_ITEMS, batches, graphql, memexd_server
 
 from memexd.ids import new_id
 
-CREATE = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
 SUPPORT = "query($id: ID!) { supportSet(id: $id) { id } }"
 DEPENDENTS = "query($id: ID!) { dependents(id: $id, transitive: true) { id } }"
 CASCADE = 'mutation($id: ID!) { cascadeRetract(id: $id, author: "bench") { retracted } }'
@@ -56,7 +55,7 @@ def _row(item_id: str, parents: list[str]) -> dict[str, Any]:
 
 def _load(client: httpx.Client, rows: list[dict[str, Any]]) -> None:
     for chunk in batches(rows, 1_000):
-        graphql(client, CREATE, {"i": list(chunk)})
+        graphql(client, CREATE_ITEMS, {"inputs": list(chunk)})
 
 
 def _timed(client: httpx.Client, query: str, variables: dict[str, Any]) -> tuple[float, Any]:

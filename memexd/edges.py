@@ -6,7 +6,6 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from memexd.errors import (
-    BadUserInput,
     ConstraintViolation,
     DuplicateEdge,
     EdgeNotFound,
@@ -21,7 +20,7 @@ from memexd.model import Direction, Edge, Event
 from memexd.records import edge_from_row, edge_json, edge_props, event_props
 from memexd.settings import Settings
 from memexd.types import JSONObject
-from memexd.validation import check_edge_kind, check_object, check_score, check_text
+from memexd.validation import check_edge_kind, check_finite, check_object, check_score, check_text
 
 __all__ = ["EdgeCommands", "EdgeFilter", "EdgePatch", "EdgeReads", "NewEdge", "pattern"]
 
@@ -69,12 +68,6 @@ def pattern(direction: Direction) -> str:
     return "-[r]-"
 
 
-def _finite(value: float | None, field: str) -> float | None:
-    if value is not None and (value != value or value in (float("inf"), float("-inf"))):
-        raise BadUserInput("must be finite", field=field)
-    return value
-
-
 class EdgeCommands:
     def __init__(self, graph: Graph, settings: Settings) -> None:
         self.graph = graph
@@ -114,7 +107,7 @@ class EdgeCommands:
             author=check_text(d.author, "author"),
             source_kind=check_text(d.source_kind, "sourceKind"),
             authority=check_score(d.authority, "authority", required=True) or 0.0,
-            weight=_finite(d.weight, "weight"),
+            weight=check_finite(d.weight, "weight"),
             active=d.active,
             meta=None if d.meta is None
             else check_object(d.meta, "meta", max_bytes=self.settings.max_content_bytes),
@@ -159,7 +152,7 @@ class EdgeCommands:
     def _check_patch(self, p: EdgePatch) -> EdgePatch:
         return EdgePatch(
             kind=None if p.kind is None else check_edge_kind(p.kind, "patch.kind"),
-            weight=_finite(p.weight, "patch.weight"),
+            weight=check_finite(p.weight, "patch.weight"),
             authority=check_score(p.authority, "patch.authority"),
             active=p.active,
             meta=None if p.meta is None
@@ -228,7 +221,7 @@ class EdgeReads:
     async def find(self, flt: EdgeFilter, limit: int | None = None) -> list[Edge]:
         params: dict[str, Any] = {
             "to": None if flt.to_id is None else check_uuid(flt.to_id, "to"),
-            "min_weight": _finite(flt.min_weight, "minWeight"),
+            "min_weight": check_finite(flt.min_weight, "minWeight"),
             "active_only": flt.active_only,
             "limit": self.settings.max_page if limit is None else limit,
         }

@@ -86,8 +86,9 @@ class _Built:
 
     def event(self, origin: Origin) -> Event:
         item = self.item
-        text = item_json_text(item, self.content_json, self.meta_json)
-        return make_event("memory.created", {"item": item_json(item)}, origin,
+        doc = item_json(item)
+        text = item_json_text(doc, self.content_json, self.meta_json)
+        return make_event("memory.created", {"item": doc}, origin,
                           scope=item.scope, subject=item.id,
                           payload_json=f'{{"item":{text}}}')  # fmt: skip
 

@@ -24,8 +24,9 @@ class ItemReads:
         self.settings = settings
 
     async def get(self, item_id: str, *, include_retracted: bool = False) -> Item | None:
+        item_id = check_uuid(item_id)
         found = await self.get_many([item_id], include_retracted=include_retracted)
-        return found.get(check_uuid(item_id))
+        return found.get(item_id)
 
     async def get_many(
         self, ids: Sequence[str], *, include_retracted: bool = False

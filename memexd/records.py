@@ -101,11 +101,10 @@ def item_json(item: Item) -> JSONObject:
     return out
 
 
-def item_json_text(item: Item, content_json: str, meta_json: str | None) -> str:
-    """:func:`item_json` as text, splicing in the already serialised content and meta."""
-    rest = item_json(item)
-    rest.pop("content")
-    rest.pop("meta", None)
+def item_json_text(doc: JSONObject, content_json: str, meta_json: str | None) -> str:
+    """An :func:`item_json` document as text, splicing in the already serialised
+    content and meta instead of serialising them again."""
+    rest = {k: v for k, v in doc.items() if k not in ("content", "meta")}
     head = f'{{"content":{content_json},' + ("" if meta_json is None else f'"meta":{meta_json},')
     return head + dump_json(rest)[1:]
 

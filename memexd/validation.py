@@ -15,6 +15,7 @@ from memexd.types import JSONObject
 __all__ = [
     "RESERVED_KINDS",
     "check_edge_kind",
+    "check_finite",
     "check_ids",
     "check_limit",
     "check_object",
@@ -39,6 +40,13 @@ def check_score(value: float | None, field: str, *, required: bool = False) -> f
     if not math.isfinite(value) or not 0.0 <= value <= 1.0:
         raise BadUserInput(f"must be within [0, 1], got {value}", field=field)
     return float(value)
+
+
+def check_finite(value: float | None, field: str) -> float | None:
+    """An optional number that must be finite (weights, thresholds)."""
+    if value is not None and not math.isfinite(value):
+        raise BadUserInput("must be finite", field=field)
+    return value
 
 
 def check_text(value: str | None, field: str, *, max_len: int = 512) -> str:
