@@ -31,8 +31,8 @@ from falkordb.asyncio.graph import AsyncGraph
 
 from memexd.graph.falkordb import encode_params
 from memexd.ids import new_id, timestamp_ms
-from memexd.model import Item
-from memexd.records import item_props
+from memexd.memory.model import Item
+from memexd.memory.records import item_props
 
 __all__ = [
     "CREATE_ITEMS",

@@ -53,7 +53,7 @@ def main(argv: list[str] | None = None) -> int:
 def _serve(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from memexd.app import create_app
+    from memexd.server.app import create_app
 
     settings = _settings(args)
     logging.basicConfig(

@@ -5,13 +5,14 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from memexd.edges import EdgeFilter, EdgePatch, NewEdge
-from memexd.errors import BadUserInput, InvalidTimestamp
-from memexd.events import EventFilter
-from memexd.filters import DecayConfig, MemoryFilter, Range
-from memexd.items import ItemPatch, NewItem
-from memexd.model import SortKey
 from memexd.schema import inputs as gql
+
+from memexd.errors import BadUserInput, InvalidTimestamp
+from memexd.events.log import EventFilter
+from memexd.memory.edges import EdgeFilter, EdgePatch, NewEdge
+from memexd.memory.filters import DecayConfig, MemoryFilter, Range
+from memexd.memory.items import ItemPatch, NewItem
+from memexd.memory.model import SortKey
 
 __all__ = [
     "edge_filter",

@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import TypeAlias
 
 import strawberry
-
-from memexd.context import Context
 from memexd.resolvers import convert
 from memexd.schema.inputs import EdgeFilter, EdgeInput, EdgePatch
 from memexd.schema.types import Edge, EdgeResult, Event, EventsResult
+
+from memexd.server.context import Context
 
 Info: TypeAlias = strawberry.Info[Context, None]
 

@@ -6,9 +6,6 @@ from __future__ import annotations
 from typing import TypeAlias
 
 import strawberry
-from strawberry.scalars import JSON
-
-from memexd.context import Context
 from memexd.schema.types import (
     CascadeResult,
     Contradiction,
@@ -20,7 +17,10 @@ from memexd.schema.types import (
     ProvenanceGraph,
     StaleItem,
 )
-from memexd.validation import check_limit
+from strawberry.scalars import JSON
+
+from memexd.memory.validation import check_limit
+from memexd.server.context import Context
 
 Info: TypeAlias = strawberry.Info[Context, None]
 

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import TypeAlias
 
 import strawberry
-from strawberry.scalars import JSON
-
-from memexd.context import Context
-from memexd.ids import check_uuid
-from memexd.model import Direction as DirectionRecord
 from memexd.resolvers import convert
 from memexd.schema.enums import Direction
 from memexd.schema.inputs import MemoryFilter, MemoryItemInput, MemoryItemPatch, SortOption
 from memexd.schema.types import Event, EventsResult, ItemResult, ItemsResult, MemoryItem
+from strawberry.scalars import JSON
+
+from memexd.ids import check_uuid
+from memexd.memory.model import Direction as DirectionRecord
+from memexd.server.context import Context
 
 Info: TypeAlias = strawberry.Info[Context, None]
 

@@ -9,10 +9,10 @@ from __future__ import annotations
 from typing import Any
 
 import strawberry
-
-from memexd.extensions import schema_extensions
 from memexd.schema.mutation import Mutation
 from memexd.schema.query import Query
+
+from memexd.server.extensions import schema_extensions
 from memexd.settings import Settings
 
 __all__ = ["build_schema", "sdl"]

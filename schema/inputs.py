@@ -7,10 +7,9 @@ from datetime import datetime
 from typing import Any, TypeVar
 
 import strawberry
+from memexd.schema.enums import DecayInterval, DecayType, SortField, SortOrder
 from strawberry.scalars import JSON
 from strawberry.schema.config import StrawberryConfig
-
-from memexd.schema.enums import DecayInterval, DecayType, SortField, SortOrder
 
 __all__ = [
     "DecayConfig",

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import strawberry
-
 from memexd.resolvers import edges as edges_r
 from memexd.resolvers import events as events_r
 from memexd.resolvers import graph as graph_r

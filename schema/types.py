@@ -6,15 +6,15 @@ from datetime import datetime
 from typing import TypeAlias
 
 import strawberry
+from memexd.schema.enums import Direction
 from strawberry.scalars import JSON
 
-from memexd.context import Context
 from memexd.ids import ms_to_datetime
-from memexd.model import Edge as EdgeRecord
-from memexd.model import Event as EventRecord
-from memexd.model import Item
-from memexd.provenance import SupportTree
-from memexd.schema.enums import Direction
+from memexd.integrity.provenance import SupportTree
+from memexd.memory.model import Edge as EdgeRecord
+from memexd.memory.model import Event as EventRecord
+from memexd.memory.model import Item
+from memexd.server.context import Context
 
 __all__ = [
     "CascadeResult",

@@ -15,12 +15,12 @@ from pathlib import Path
 import httpx
 import pytest
 
-from memexd.app import create_app
 from memexd.graph import Graph
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.migrations import migrate
 from memexd.graph.neo4j import Neo4jStore
+from memexd.server.app import create_app
 from memexd.settings import Settings
 from memexd.types import GraphStore
 from tests.support import Api, CountingStore

@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 
-from memexd.app import create_app
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
+from memexd.server.app import create_app
 from memexd.settings import Settings
 from tests.conftest import ApiFactory
 from tests.support import CREATE_ITEM, Api

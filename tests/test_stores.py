@@ -13,14 +13,14 @@ import httpx
 import pytest
 import redis
 
-from memexd.app import create_app
-from memexd.events import Origin
+from memexd.core import Memex
+from memexd.events.log import Origin
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.migrations import migrate
 from memexd.graph.open import open_store
-from memexd.items import NewItem
-from memexd.service import Memex
+from memexd.memory.items import NewItem
+from memexd.server.app import create_app
 from memexd.settings import Settings
 from tests.support import Api
 

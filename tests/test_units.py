@@ -12,7 +12,7 @@ from memexd.errors import BadUserInput, InvalidTimestamp
 from memexd.graph.cypher import Queries, parse
 from memexd.graph.falkordb import encode_params
 from memexd.ids import check_uuid, check_uuid7, new_id, timestamp_ms, uuid7_at
-from memexd.meta import canonical_json, flatten_meta, path_keys
+from memexd.memory.meta import canonical_json, flatten_meta, path_keys
 from memexd.settings import Settings, load_settings
 
 

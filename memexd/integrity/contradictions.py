@@ -6,17 +6,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memexd.aliases import marker_source_kind
-from memexd.edges import EdgeCommands, NewEdge
 from memexd.errors import MemoryNotFound, StorageError
-from memexd.events import Origin, make_event
+from memexd.events.log import Origin, make_event
 from memexd.graph import Graph
 from memexd.ids import check_uuid
-from memexd.lookup import ItemReads
-from memexd.model import Edge, Event, Item
-from memexd.records import edge_from_row, edge_json, edge_props, event_props, item_from_row
+from memexd.integrity.aliases import marker_source_kind
+from memexd.memory.edges import EdgeCommands, NewEdge
+from memexd.memory.model import Edge, Event, Item
+from memexd.memory.reads import ItemReads
+from memexd.memory.records import edge_from_row, edge_json, edge_props, event_props, item_from_row
+from memexd.memory.validation import check_text
 from memexd.types import JSONObject
-from memexd.validation import check_text
 
 __all__ = ["LOSER_AUTHORITY_FACTOR", "Contradiction", "Contradictions"]
 

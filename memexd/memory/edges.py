@@ -12,15 +12,21 @@ from memexd.errors import (
     MemoryNotFound,
     StorageError,
 )
-from memexd.events import Origin, make_event
+from memexd.events.log import Origin, make_event
 from memexd.graph import Graph
 from memexd.ids import check_uuid, new_id
-from memexd.meta import dump_json
-from memexd.model import Direction, Edge, Event
-from memexd.records import edge_from_row, edge_json, edge_props, event_props
+from memexd.memory.meta import dump_json
+from memexd.memory.model import Direction, Edge, Event
+from memexd.memory.records import edge_from_row, edge_json, edge_props, event_props
+from memexd.memory.validation import (
+    check_edge_kind,
+    check_finite,
+    check_object,
+    check_score,
+    check_text,
+)
 from memexd.settings import Settings
 from memexd.types import JSONObject
-from memexd.validation import check_edge_kind, check_finite, check_object, check_score, check_text
 
 __all__ = ["EdgeCommands", "EdgeFilter", "EdgePatch", "EdgeReads", "NewEdge", "pattern"]
 

@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from memexd.errors import BadUserInput
 from memexd.graph import Graph
 from memexd.ids import check_uuid, new_id
-from memexd.model import Event
-from memexd.records import event_from_row
+from memexd.memory.model import Event
+from memexd.memory.records import event_from_row
 from memexd.types import JSONObject
 
 __all__ = ["EventFilter", "EventLog", "Origin", "make_event"]

@@ -2,15 +2,15 @@
 
 from __future__ import annotations
 
-from memexd.aliases import Aliases
-from memexd.cascade import Cascade
-from memexd.contradictions import Contradictions
-from memexd.edges import EdgeCommands, EdgeReads
-from memexd.events import EventLog
+from memexd.events.log import EventLog
 from memexd.graph import Graph
-from memexd.items import ItemCommands
-from memexd.lookup import ItemReads
-from memexd.provenance import Provenance
+from memexd.integrity.aliases import Aliases
+from memexd.integrity.cascade import Cascade
+from memexd.integrity.contradictions import Contradictions
+from memexd.integrity.provenance import Provenance
+from memexd.memory.edges import EdgeCommands, EdgeReads
+from memexd.memory.items import ItemCommands
+from memexd.memory.reads import ItemReads
 from memexd.settings import Settings
 from memexd.types import GraphStore
 

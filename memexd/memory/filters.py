@@ -14,8 +14,8 @@ from memexd.errors import BadUserInput
 from memexd.graph import Graph
 from memexd.graph.cypher import Fragment, all_of, any_of, negate
 from memexd.ids import check_uuid
-from memexd.meta import canonical_json, path_keys
-from memexd.model import SortKey
+from memexd.memory.meta import canonical_json, path_keys
+from memexd.memory.model import SortKey
 from memexd.types import JSONObject
 
 __all__ = ["DecayConfig", "MemoryFilter", "Range", "compile_filter", "order_by"]

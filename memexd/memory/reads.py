@@ -5,15 +5,15 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from memexd.edges import pattern
 from memexd.errors import BadUserInput
-from memexd.filters import MemoryFilter, compile_filter, order_by
 from memexd.graph import Graph
 from memexd.ids import check_uuid
-from memexd.model import Direction, Item, SortKey
-from memexd.records import item_from_row
+from memexd.memory.edges import pattern
+from memexd.memory.filters import MemoryFilter, compile_filter, order_by
+from memexd.memory.model import Direction, Item, SortKey
+from memexd.memory.records import item_from_row
+from memexd.memory.validation import check_limit
 from memexd.settings import Settings
-from memexd.validation import check_limit
 
 __all__ = ["ItemReads"]
 

@@ -16,15 +16,15 @@ from starlette.routing import Route
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
 
-from memexd.context import Context
+from memexd.core import Memex
 from memexd.errors import MemexError
-from memexd.events import Origin
+from memexd.events.log import Origin
 from memexd.graph.migrations import migrate
 from memexd.graph.open import open_store
-from memexd.http import BodyLimit
-from memexd.loaders import Loaders
 from memexd.schema import build_schema
-from memexd.service import Memex
+from memexd.server.context import Context
+from memexd.server.http import BodyLimit
+from memexd.server.loaders import Loaders
 from memexd.settings import Settings, load_settings
 from memexd.types import GraphStore
 

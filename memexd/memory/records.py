@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from memexd.meta import dump_json, flatten_meta
-from memexd.model import Edge, Event, Item
+from memexd.memory.meta import dump_json, flatten_meta
+from memexd.memory.model import Edge, Event, Item
 from memexd.types import JSONObject, Row
 
 __all__ = [

@@ -9,7 +9,7 @@ from typing import Any
 
 from memexd.errors import BadUserInput
 from memexd.ids import check_uuid
-from memexd.meta import dump_json
+from memexd.memory.meta import dump_json
 from memexd.types import JSONObject
 
 __all__ = [

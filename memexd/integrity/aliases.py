@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memexd.edges import EdgeCommands, NewEdge
 from memexd.errors import MemoryNotFound
-from memexd.events import Origin, make_event
+from memexd.events.log import Origin, make_event
 from memexd.graph import Graph
 from memexd.ids import check_uuid
-from memexd.model import Event, Item
-from memexd.provenance import Provenance
-from memexd.records import edge_json, edge_props, event_props, item_from_row
-from memexd.traversal import Walk
+from memexd.integrity.provenance import Provenance
+from memexd.integrity.traversal import Walk
+from memexd.memory.edges import EdgeCommands, NewEdge
+from memexd.memory.model import Event, Item
+from memexd.memory.records import edge_json, edge_props, event_props, item_from_row
 
 __all__ = ["Aliases", "marker_source_kind"]
 

@@ -1,5 +1,5 @@
 """Provenance and dependency questions: support trees and sets, dependents,
-stale items. Every walk is :func:`memexd.traversal.walk` (linear)."""
+stale items. Every walk is :func:`memexd.integrity.traversal.walk` (linear)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from dataclasses import dataclass
 from memexd.errors import BadUserInput, ResourceExhausted
 from memexd.graph import Graph
 from memexd.ids import check_uuid
-from memexd.lookup import ItemReads
-from memexd.model import Item
-from memexd.records import item_from_row
+from memexd.integrity.traversal import Reach, Walk, walk
+from memexd.memory.model import Item
+from memexd.memory.reads import ItemReads
+from memexd.memory.records import item_from_row
 from memexd.settings import Settings
-from memexd.traversal import Reach, Walk, walk
 
 __all__ = ["Provenance", "StaleItem", "SupportTree"]
 

@@ -14,17 +14,17 @@ import uuid
 from dataclasses import replace
 
 from memexd.errors import MemoryNotFound, StorageError
-from memexd.events import Origin, make_event
+from memexd.events.log import Origin, make_event
 from memexd.graph import Graph
 from memexd.ids import check_uuid, new_id
-from memexd.lookup import ItemReads
-from memexd.meta import dump_json
-from memexd.model import Event
-from memexd.provenance import Provenance
-from memexd.records import event_props
-from memexd.traversal import Walk, post_order
+from memexd.integrity.provenance import Provenance
+from memexd.integrity.traversal import Walk, post_order
+from memexd.memory.meta import dump_json
+from memexd.memory.model import Event
+from memexd.memory.reads import ItemReads
+from memexd.memory.records import event_props
+from memexd.memory.validation import check_text
 from memexd.types import JSONObject
-from memexd.validation import check_text
 
 __all__ = ["Cascade"]
 

@@ -7,8 +7,8 @@ from functools import cached_property
 
 from strawberry.dataloader import DataLoader
 
-from memexd.model import Direction, Edge, Item
-from memexd.service import Memex
+from memexd.core import Memex
+from memexd.memory.model import Direction, Edge, Item
 
 __all__ = ["Loaders"]
 

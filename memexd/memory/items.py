@@ -18,15 +18,15 @@ from memexd.errors import (
     MemoryNotFound,
     StorageError,
 )
-from memexd.events import Origin, make_event
+from memexd.events.log import Origin, make_event
 from memexd.graph import Graph
 from memexd.ids import check_uuid, check_uuid7, new_id, timestamp_ms
-from memexd.meta import flatten_meta
-from memexd.model import Event, Item
-from memexd.records import event_props, item_from_row, item_json, item_json_text, item_props
+from memexd.memory.meta import flatten_meta
+from memexd.memory.model import Event, Item
+from memexd.memory.records import event_props, item_from_row, item_json, item_json_text, item_props
+from memexd.memory.validation import check_ids, check_object, check_score, check_text, json_object
 from memexd.settings import Settings
 from memexd.types import JSONObject
-from memexd.validation import check_ids, check_object, check_score, check_text, json_object
 
 __all__ = ["ItemCommands", "ItemPatch", "NewItem"]
 

@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 
 from starlette.requests import Request
 
-from memexd.events import Origin
-from memexd.loaders import Loaders
-from memexd.service import Memex
+from memexd.core import Memex
+from memexd.events.log import Origin
+from memexd.server.loaders import Loaders
 
 __all__ = ["Context"]
 
