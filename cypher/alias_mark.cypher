@@ -21,10 +21,6 @@ CALL {
   SET k = spec.key
   RETURN collect(spec) AS made, collect(f.scope) AS scopes
 }
-MATCH (seq:Counter {name: 'event'})
-WITH made, scopes, seq, seq.value AS base
-SET seq.value = base + size(made)
-FOREACH (i IN range(0, size(made) - 1) |
-  CREATE (e:Event)
-  SET e = made[i].event, e.seq = base + i + 1, e.scope = scopes[i])
+WITH made, scopes
+@log_events([spec IN made | spec.event], scopes[log_i])
 RETURN [s IN made | s.key.edge_id] AS created

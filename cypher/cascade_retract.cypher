@@ -6,7 +6,7 @@
 // changed in another way (an item gone) or the newcomers go deeper or number
 // more than $spare, nothing is retracted (ok = false) and the caller walks
 // again. Marks are always removed.
-// @params ids events token spare tail ts origin
+// @params ids events token spare payload ts origin
 UNWIND $ids AS id
 MATCH (n:Item {id: id})
 WHERE n.retracted = false
@@ -95,16 +95,12 @@ WITH doomed, absorbed, deeper,
      size(doomed) = size($ids) AND deeper = 0 AND size(absorbed) <= size($spare) AS ok
 FOREACH (n IN doomed + absorbed | SET n.cascade_token = null)
 FOREACH (n IN CASE WHEN ok THEN absorbed + doomed ELSE [] END | SET n.retracted = true)
-WITH doomed, absorbed, ok
-MATCH (seq:Counter {name: 'event'})
-WITH doomed, absorbed, ok, seq, seq.value AS base
-SET seq.value = base + CASE WHEN ok THEN size(absorbed) + size($events) ELSE 0 END
-FOREACH (j IN CASE WHEN ok THEN range(0, size(absorbed) - 1) ELSE [] END |
-  CREATE (e:Event)
-  SET e = $origin, e.id = $spare[j], e.namespace = 'memory', e.type = 'memory.retracted',
-      e.ts = $ts, e.payload = '{"item_id":"' + absorbed[j].id + '",' + $tail,
-      e.scope = absorbed[j].scope, e.subject = absorbed[j].id, e.seq = base + j + 1)
-FOREACH (i IN CASE WHEN ok THEN range(0, size($events) - 1) ELSE [] END |
-  CREATE (e:Event)
-  SET e = $events[i], e.scope = doomed[i].scope, e.seq = base + size(absorbed) + i + 1)
+WITH doomed, absorbed, ok,
+     CASE WHEN ok THEN absorbed + doomed ELSE [] END AS subjects,
+     CASE WHEN ok THEN [j IN range(0, size(absorbed) - 1) |
+       {id: $spare[j], namespace: 'memory', type: 'memory.retracted', ts: $ts,
+        payload: $payload[0] + absorbed[j].id + $payload[1], subject: absorbed[j].id,
+        trace_id: $origin.trace_id, cause_id: $origin.cause_id}] + $events
+     ELSE [] END AS events
+@log_events(events, subjects[log_i].scope)
 RETURN ok, [n IN absorbed | [n.id, n.scope]] AS absorbed, size(doomed) AS found

@@ -6,6 +6,4 @@ MATCH (x:Item {id: id})-[r:CONTRADICTS]-(y:Item)
 WHERE r.active = true AND r.retracted = false AND y.retracted = false AND y.id <> id
 WITH DISTINCT id, y
 ORDER BY y.id
-RETURN id, collect(y {.id, .scope, .kind, .content, .author, .source_kind, .parents,
-          .authority, .conviction, .importance, .intent_id, .task_id, .meta, .created_at,
-          .retracted, .version}) AS items
+RETURN id, collect(@item(y)) AS items

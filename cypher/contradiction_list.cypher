@@ -5,11 +5,6 @@ WHERE r.active = true AND r.retracted = false AND a.retracted = false AND b.retr
 WITH a, r, b
 ORDER BY r.edge_id
 LIMIT $limit
-RETURN a {.id, .scope, .kind, .content, .author, .source_kind, .parents, .authority,
-          .conviction, .importance, .intent_id, .task_id, .meta, .created_at, .retracted,
-          .version} AS a,
-       b {.id, .scope, .kind, .content, .author, .source_kind, .parents, .authority,
-          .conviction, .importance, .intent_id, .task_id, .meta, .created_at, .retracted,
-          .version} AS b,
-       r {.edge_id, .weight, .author, .source_kind, .authority, .active, .meta, .version,
-          kind: type(r), from_id: a.id, to_id: b.id} AS edge
+RETURN @item(a) AS a,
+       @item(b) AS b,
+       @edge(r, a, b) AS edge

@@ -19,10 +19,5 @@ SET s = $supersede
 CREATE (k:EdgeKey)
 SET k = $key
 WITH w
-MATCH (seq:Counter {name: 'event'})
-WITH seq, seq.value AS base
-SET seq.value = base + size($events)
-FOREACH (i IN range(0, size($events) - 1) |
-  CREATE (e:Event)
-  SET e = $events[i], e.seq = base + i + 1)
+@log_events($events, null)
 RETURN true AS ok

@@ -1,7 +1,7 @@
 // Create a typed edge between two live items, its EdgeKey (the edge_id
 // index: relationship indexes are per type, kinds are open-ended) and the
 // edge.created event. No row back: an endpoint is missing or the id is taken.
-// @params from to edge_id props key event
+// @params from to edge_id props key events
 MATCH (a:Item {id: $from})
 WHERE a.retracted = false
 MATCH (b:Item {id: $to})
@@ -14,8 +14,5 @@ SET r = $props
 CREATE (k:EdgeKey)
 SET k = $key
 WITH a, r
-MATCH (seq:Counter {name: 'event'})
-SET seq.value = seq.value + 1
-CREATE (e:Event)
-SET e = $event, e.seq = seq.value, e.scope = a.scope
+@log_events($events, a.scope)
 RETURN r.edge_id AS edge_id

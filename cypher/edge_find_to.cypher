@@ -7,5 +7,4 @@ WHERE r.edge_id IS NOT NULL AND r.retracted = false
 WITH a, r, b
 ORDER BY r.edge_id
 LIMIT $limit
-RETURN r {.edge_id, .weight, .author, .source_kind, .authority, .active, .meta, .version,
-          kind: type(r), from_id: a.id, to_id: b.id} AS edge
+RETURN @edge(r, a, b) AS edge

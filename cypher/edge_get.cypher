@@ -4,5 +4,4 @@ UNWIND $ids AS id
 MATCH (k:EdgeKey {edge_id: id})
 MATCH (a:Item {id: k.from_id})-[r]->(b:Item {id: k.to_id})
 WHERE r.edge_id = id AND r.retracted = false
-RETURN r {.edge_id, .weight, .author, .source_kind, .authority, .active, .meta, .version,
-          kind: type(r), from_id: a.id, to_id: b.id} AS edge
+RETURN @edge(r, a, b) AS edge

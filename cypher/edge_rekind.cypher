@@ -1,6 +1,6 @@
 // Like edge_update, but the kind changes: relationship types are immutable,
 // so the relationship is re-created under the new type (the slot).
-// @params edge_id version props event
+// @params edge_id version props events
 MATCH (k:EdgeKey {edge_id: $edge_id})
 MATCH (a:Item {id: k.from_id})-[r]->(b:Item {id: k.to_id})
 WHERE r.edge_id = $edge_id AND r.retracted = false AND r.version = $version
@@ -8,8 +8,5 @@ CREATE (a)-[r2:/*<kind>*/RELATED/*</kind>*/]->(b)
 SET r2 = properties(r), r2 += $props, r2.version = $version + 1, k.kind = type(r2)
 DELETE r
 WITH a, r2
-MATCH (seq:Counter {name: 'event'})
-SET seq.value = seq.value + 1
-CREATE (e:Event)
-SET e = $event, e.seq = seq.value, e.scope = a.scope
+@log_events($events, a.scope)
 RETURN r2.edge_id AS edge_id

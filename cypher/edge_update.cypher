@@ -1,13 +1,10 @@
 // Apply an already-merged edge update at the version it was read at, and
 // append the edge.updated event. No row back: gone, or changed since.
-// @params edge_id version props event
+// @params edge_id version props events
 MATCH (k:EdgeKey {edge_id: $edge_id})
 MATCH (a:Item {id: k.from_id})-[r]->(:Item {id: k.to_id})
 WHERE r.edge_id = $edge_id AND r.retracted = false AND r.version = $version
 SET r += $props, r.version = $version + 1
 WITH a, r
-MATCH (seq:Counter {name: 'event'})
-SET seq.value = seq.value + 1
-CREATE (e:Event)
-SET e = $event, e.seq = seq.value, e.scope = a.scope
+@log_events($events, a.scope)
 RETURN r.edge_id AS edge_id

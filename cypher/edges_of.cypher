@@ -8,5 +8,4 @@ WHERE r.edge_id IS NOT NULL AND r.retracted = false
   AND (NOT $active_only OR r.active)
 WITH DISTINCT id, r
 ORDER BY r.edge_id
-RETURN id, collect(r {.edge_id, .weight, .author, .source_kind, .authority, .active, .meta,
-          .version, kind: type(r), from_id: startNode(r).id, to_id: endNode(r).id}) AS edges
+RETURN id, collect(@edge(r, startNode(r), endNode(r))) AS edges

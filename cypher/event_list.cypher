@@ -8,5 +8,4 @@ WHERE e.seq > $after
 WITH e
 ORDER BY e.seq
 LIMIT $limit
-RETURN e {.id, .namespace, .type, .ts, .trace_id, .cause_id, .payload, .scope,
-          .subject} AS event
+RETURN @event(e) AS event

@@ -1,10 +1,13 @@
-// Live children of each given item, one row per parent id.
+// Live items naming each given id as a parent, one row per id: through PARENT
+// when the parent exists (live or retracted), through AWAITS when it does not
+// (MemEX: the children of an id are the items listing it, whatever it is).
 // @params ids
 UNWIND $ids AS id
-MATCH (p:Item {id: id})<-[:PARENT]-(c:Item)
+OPTIONAL MATCH (p:Item {id: id})
+OPTIONAL MATCH (w:Placeholder {id: id})
+WITH id, coalesce(p, w) AS parent
+MATCH (parent)<-[:PARENT|AWAITS]-(c:Item)
 WHERE c.retracted = false
 WITH DISTINCT id, c
 ORDER BY c.id
-RETURN id, collect(c {.id, .scope, .kind, .content, .author, .source_kind, .parents,
-          .authority, .conviction, .importance, .intent_id, .task_id, .meta, .created_at,
-          .retracted, .version}) AS children
+RETURN id, collect(@item(c)) AS children

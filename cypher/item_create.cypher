@@ -7,15 +7,13 @@
 OPTIONAL MATCH (dup:Item) WHERE dup.id IN $ids
 WITH count(dup) AS dups
 WHERE dups = 0
-MATCH (seq:Counter {name: 'event'})
-SET seq.value = seq.value + size($events)
-WITH seq.value - size($events) AS base
 UNWIND $rows AS row
 CREATE (n:Item)
 SET n = row
-WITH base, count(n) AS created
+WITH count(n) AS created
+WHERE created = size($rows)
 CALL {
-  WITH base
+  WITH created
   UNWIND $links AS link
   MATCH (c:Item {id: link.child})
   OPTIONAL MATCH (p:Item {id: link.parent})
@@ -27,7 +25,7 @@ CALL {
   RETURN count(*) AS linked
 }
 CALL {
-  WITH base
+  WITH created
   UNWIND $ids AS id
   MATCH (w:Placeholder {id: id})<-[a:AWAITS]-(c:Item)
   MATCH (n:Item {id: id})
@@ -37,7 +35,5 @@ CALL {
   DELETE w
   RETURN count(*) AS resolved
 }
-UNWIND range(0, size($events) - 1) AS i
-CREATE (e:Event)
-SET e = $events[i], e.seq = base + i + 1
-RETURN created, count(e) AS events
+@log_events($events, null)
+RETURN created

@@ -6,6 +6,4 @@ WITH n
 ORDER BY /*<order>*/n.id/*</order>*/
 SKIP $offset
 LIMIT $limit
-RETURN n {.id, .scope, .kind, .content, .author, .source_kind, .parents, .authority,
-          .conviction, .importance, .intent_id, .task_id, .meta, .created_at, .retracted,
-          .version} AS item
+RETURN @item(n) AS item

@@ -14,6 +14,4 @@ CALL {
 WITH c, collect(DISTINCT bad) AS bad
 ORDER BY c.id
 LIMIT $limit
-RETURN c {.id, .scope, .kind, .content, .author, .source_kind, .parents, .authority,
-          .conviction, .importance, .intent_id, .task_id, .meta, .created_at, .retracted,
-          .version} AS item, bad
+RETURN @item(c) AS item, bad

@@ -1,7 +1,7 @@
 // Apply an already-merged update if the item is still at the version it was
 // read at (optimistic concurrency), optionally re-linking its parents, and
 // append the memory.updated event. No row back means: gone, or changed since.
-// @params id version props relink links event
+// @params id version props relink links events
 MATCH (n:Item {id: $id})
 WHERE n.retracted = false AND n.version = $version
 SET n += $props, n.version = $version + 1
@@ -27,8 +27,5 @@ CALL {
     CREATE (n)-[:AWAITS {ord: link.ord}]->(w))
   RETURN count(*) AS linked
 }
-MATCH (seq:Counter {name: 'event'})
-SET seq.value = seq.value + 1
-CREATE (e:Event)
-SET e = $event, e.seq = seq.value
+@log_events($events, n.scope)
 RETURN n.id AS id

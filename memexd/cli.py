@@ -93,7 +93,7 @@ def _migrate(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from memexd.schema import sdl
+    from memexd.schema.build import sdl
 
     text = sdl()
     if args.output:

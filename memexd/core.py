@@ -11,6 +11,7 @@ from memexd.integrity.provenance import Provenance
 from memexd.memory.edges import EdgeCommands, EdgeReads
 from memexd.memory.items import ItemCommands
 from memexd.memory.reads import ItemReads
+from memexd.memory.validation import Limits
 from memexd.settings import Settings
 from memexd.types import GraphStore
 
@@ -22,13 +23,14 @@ class Memex:
 
     def __init__(self, store: GraphStore, settings: Settings) -> None:
         self.settings = settings
-        self.graph = Graph(store)
-        self.items = ItemCommands(self.graph, settings)
-        self.item_reads = ItemReads(self.graph, settings)
-        self.edges = EdgeCommands(self.graph, settings)
-        self.edge_reads = EdgeReads(self.graph, settings)
-        self.events = EventLog(self.graph, settings.max_page)
-        self.provenance = Provenance(self.graph, settings, self.item_reads)
-        self.cascade = Cascade(self.graph, self.provenance, self.item_reads)
-        self.aliases = Aliases(self.graph, self.edges, self.provenance)
-        self.contradictions = Contradictions(self.graph, self.edges, self.item_reads)
+        self.limits = limits = Limits.of(settings)
+        self.graph = graph = Graph(store)
+        self.items = ItemCommands(graph, limits)
+        self.item_reads = ItemReads(graph, limits)
+        self.edges = EdgeCommands(graph, limits)
+        self.edge_reads = EdgeReads(graph, limits)
+        self.events = EventLog(graph, limits)
+        self.provenance = Provenance(graph, settings, self.item_reads)
+        self.cascade = Cascade(graph, self.provenance)
+        self.aliases = Aliases(graph, limits, self.provenance)
+        self.contradictions = Contradictions(graph, limits, self.edges, self.item_reads)

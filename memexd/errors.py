@@ -9,17 +9,24 @@ Every error a client can see derives from :class:`MemexError` and carries the
     ├── InvalidTransition   INVALID_INTENT_TRANSITION / INVALID_TASK_TRANSITION
     ├── InvalidTimestamp    INVALID_TIMESTAMP
     ├── BadUserInput        BAD_USER_INPUT (validation, limits)
-    └── StorageError        engine failures, mapped in ``memexd.graph.errors``
-        ├── ResourceExhausted   RESOURCE_EXHAUSTED (query timeout / memory cap)
-        ├── ConstraintViolation (turned into Duplicate* by the services)
-        ├── SchemaExists        (an index or constraint is already there)
-        └── StorageUnavailable  INTERNAL (masked)
+    ├── Conflict            CONFLICT (concurrent writers kept winning; retry)
+    ├── ResourceExhausted   RESOURCE_EXHAUSTED (time, memory, size or cost limits)
+    ├── StorageError        engine failures, mapped in ``memexd.graph.errors``
+    │   ├── ConstraintViolation (turned into Duplicate* by the services)
+    │   ├── SchemaExists        (an index or constraint is already there)
+    │   └── StorageUnavailable  UNAVAILABLE (engine down or restarting; retry)
+    └── StartupError        a one-line reason ``memexd serve`` cannot start
+        └── SettingsError       a setting has a bad value
+
+Only ``StorageError`` itself is masked (``INTERNAL``, a fixed message); every
+other code comes with a message meant for the client.
 """
 
 from __future__ import annotations
 
 __all__ = [
     "BadUserInput",
+    "Conflict",
     "ConstraintViolation",
     "Duplicate",
     "DuplicateEdge",
@@ -31,6 +38,8 @@ __all__ = [
     "NotFound",
     "ResourceExhausted",
     "SchemaExists",
+    "SettingsError",
+    "StartupError",
     "StorageError",
     "StorageUnavailable",
 ]
@@ -102,6 +111,12 @@ class BadUserInput(MemexError):
         self.field = field
 
 
+class Conflict(MemexError):
+    """A compare-and-set write lost to concurrent writers too many times."""
+
+    code = "CONFLICT"
+
+
 class StorageError(MemexError):
     """A failure inside the graph engine. Details never reach clients."""
 
@@ -109,11 +124,11 @@ class StorageError(MemexError):
     public = False
 
 
-class ResourceExhausted(StorageError):
-    """The engine stopped a query at its time or memory limit."""
+class ResourceExhausted(MemexError):
+    """A time, memory, size or cost limit stopped the request (the engine's
+    query timeout and memory cap, traversal and cost limits)."""
 
     code = "RESOURCE_EXHAUSTED"
-    public = True
 
 
 class ConstraintViolation(StorageError):
@@ -125,4 +140,15 @@ class SchemaExists(StorageError):
 
 
 class StorageUnavailable(StorageError):
-    """The engine cannot be reached."""
+    """The engine cannot be reached (down, restarting, or every connection busy)."""
+
+    code = "UNAVAILABLE"
+    public = True
+
+
+class StartupError(MemexError):
+    """Why memexd cannot start, in one line (port in use, data dir locked, …)."""
+
+
+class SettingsError(StartupError):
+    """A setting has a bad value; the message names the variable."""

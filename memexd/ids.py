@@ -1,19 +1,20 @@
-"""UUIDv7 identifiers: generation, validation and timestamp extraction."""
+"""UUIDv7 identifiers: generation and the timestamps they carry (checks live in
+:mod:`memexd.memory.validation`)."""
 
 from __future__ import annotations
 
 import os
-import re
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
-from memexd.errors import BadUserInput, InvalidTimestamp
+from memexd.errors import InvalidTimestamp
 
-__all__ = ["check_uuid", "check_uuid7", "ms_to_datetime", "new_id", "timestamp_ms", "uuid7_at"]
+__all__ = ["MAX_TIME_MS", "ms_to_datetime", "new_id", "timestamp_ms", "uuid7_at"]
 
-_UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-_UUID7 = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$")
-_MAX_MS = (1 << 48) - 1
+#: 9999-12-31T23:59:59.999Z, the last instant a timestamp can name.
+MAX_TIME_MS = 253_402_300_799_999
+_MIN_TIME_MS = -62_135_596_800_000  # 0001-01-01T00:00:00Z
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 class _Clock:
@@ -58,35 +59,18 @@ def new_id() -> str:
 
 def uuid7_at(ms: int) -> str:
     """A random UUIDv7 carrying the given millisecond timestamp."""
-    if not 0 <= ms <= _MAX_MS:
+    if not 0 <= ms <= MAX_TIME_MS:
         raise InvalidTimestamp(f"timestamp {ms} outside the UUIDv7 range")
     return _format(ms, int.from_bytes(os.urandom(2), "big") & 0xFFF)
 
 
-def check_uuid(value: str, field: str = "id") -> str:
-    """Return the canonical (lower-case) form of a UUID string or raise."""
-    lowered = value.lower()
-    if not _UUID.match(lowered):
-        raise BadUserInput(f"{value!r} is not a UUID", field=field)
-    return lowered
-
-
-def check_uuid7(value: str, field: str = "id") -> str:
-    """Like :func:`check_uuid` but the UUID must be version 7: an item's
-    creation time is read from its id, so any other version is an
-    ``INVALID_TIMESTAMP``, as MemEX's ``extractTimestamp`` has it."""
-    lowered = check_uuid(value, field)
-    if not _UUID7.match(lowered):
-        raise InvalidTimestamp(f"{field}: {value!r} is not a UUIDv7, so it carries no time")
-    return lowered
-
-
 def timestamp_ms(uuid7: str) -> int:
-    """Milliseconds since the epoch encoded in a UUIDv7."""
-    if not _UUID7.match(uuid7.lower()):
-        raise InvalidTimestamp(f"{uuid7!r} is not a UUIDv7")
+    """Milliseconds since the epoch encoded in a UUIDv7 (checked by
+    :func:`memexd.memory.validation.check_uuid7`)."""
     return int(uuid7[:8] + uuid7[9:13], 16)
 
 
 def ms_to_datetime(ms: int) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, tz=UTC)
+    """A UTC datetime; times outside years 1..9999 (which a UUIDv7 can carry
+    but a datetime cannot) are clamped, so a read never fails on stored data."""
+    return _EPOCH + timedelta(milliseconds=min(max(ms, _MIN_TIME_MS), MAX_TIME_MS))

@@ -1,105 +1,142 @@
 """Settings, read once: flags > environment > ``.env`` file > defaults.
 
-Like ``starlette.config``: every value is looked up by its ``MEMEXD_*`` name
-and cast; a bad value fails at start-up with the variable's name.
+Every setting is ``MEMEXD_`` + its name in upper case; each value is checked
+(pydantic-settings) and a bad one fails at start-up with one line naming the
+variable. Secrets (``graph_password``, URIs with credentials) are never
+printed, not even in error messages.
 """
 
 from __future__ import annotations
 
-import os
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, fields, replace
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Annotated, Any, Literal
+from urllib.parse import urlsplit
 
-__all__ = ["Settings", "load_settings"]
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
-T = TypeVar("T")
+from memexd.errors import SettingsError
+
+__all__ = ["GRAPH_SCHEMES", "Settings", "load_settings"]
+
+#: URI schemes of the engines memexd can use, by backend.
+GRAPH_SCHEMES: Mapping[str, frozenset[str]] = {
+    "falkordb": frozenset({"falkor", "falkordb", "redis"}),
+    "neo4j": frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}),
+}
+_SECRET = frozenset({"graph_password", "graph_uri"})
+
+Positive = Annotated[int, Field(ge=1)]
+Seconds = Annotated[float, Field(gt=0, le=3600)]
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
-    host: str = "127.0.0.1"
-    port: int = 8700
+class Settings(BaseSettings):
+    """Every setting, with its default (the README's table lists them all)."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="MEMEXD_", env_file=".env", extra="ignore", frozen=True, validate_default=True
+    )
+
+    # where it listens and where it keeps data
+    host: str = Field("127.0.0.1", min_length=1)
+    port: int = Field(8700, ge=1, le=65535)
     data_dir: Path = Path("memexd-data")
-    #: ``None`` starts the embedded FalkorDB; else ``falkor://``, ``bolt://``, ``neo4j://``.
+    # the graph engine
     graph_uri: str | None = None
-    graph_name: str = "memexd"
+    graph_name: str = Field("memexd", pattern=r"^[A-Za-z0-9_-]{1,64}$")
     graph_user: str | None = None
-    graph_password: str | None = field(default=None, repr=False)
+    graph_password: SecretStr | None = None
     neo4j_database: str | None = None
-    #: Embedded engine: ``everysec`` (default) or ``always`` fsync of the AOF.
-    fsync: str = "everysec"
-    query_timeout_ms: int = 10_000
-    query_memory_mb: int = 1024
-    max_body_bytes: int = 4 * 1024 * 1024
-    max_query_depth: int = 12
-    max_aliases: int = 30
-    max_tokens: int = 20_000
-    max_batch: int = 5_000
-    max_list: int = 1_000
-    max_page: int = 10_000
-    max_content_bytes: int = 256 * 1024
-    traversal_max_depth: int = 10_000
-    traversal_max_nodes: int = 200_000
+    fsync: Literal["everysec", "always"] = "everysec"
+    engine_server: Path | None = None
+    engine_module: Path | None = None
+    engine_restart_max_s: Seconds = 5.0
+    query_timeout_ms: int = Field(10_000, ge=100, le=3_600_000)
+    query_memory_mb: int = Field(1024, ge=16)
+    pool_size: int = Field(64, ge=1, le=10_000)
+    pool_wait_ms: int = Field(5_000, ge=0, le=600_000)
+    # requests
+    max_body_bytes: Positive = 4 * 1024 * 1024
+    max_query_depth: Positive = 12
+    max_aliases: Positive = 30
+    max_tokens: Positive = 20_000
+    max_fields: Positive = 2_000
+    max_cost: Positive = 200_000
+    max_batch: Positive = 5_000
+    max_list: Positive = 1_000
+    max_page: Positive = 10_000
+    max_offset: int = Field(100_000, ge=0)
+    max_content_bytes: Positive = 256 * 1024
+    max_filter_depth: Positive = 8
+    max_filter_terms: Positive = 128
+    traversal_max_depth: Positive = 10_000
+    traversal_max_nodes: Positive = 50_000
+    max_concurrent_walks: Positive = 4
+    # connections
+    header_timeout_s: Seconds = 10.0
+    body_timeout_s: Seconds = 30.0
+    keep_alive_s: Seconds = 5.0
+    max_connections: Positive = 1_000
+    # the rest
     graphiql: bool = True
-    log_level: str = "info"
-    #: One log line per request; off by default (it costs ~5% of a point read).
+    log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     access_log: bool = False
 
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _lower(cls, value: Any) -> Any:
+        return value.lower() if isinstance(value, str) else value
 
-def _bool(value: str) -> bool:
-    lowered = value.strip().lower()
-    if lowered in {"1", "true", "yes", "on"}:
-        return True
-    if lowered in {"0", "false", "no", "off"}:
-        return False
-    raise ValueError(f"not a boolean: {value!r}")
+    @field_validator("graph_uri", "graph_user", "neo4j_database", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        return None if value == "" else value
 
+    @field_validator("graph_uri")
+    @classmethod
+    def _known_scheme(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        try:
+            parts = urlsplit(value)
+            _ = parts.port  # raises on a port that is not a number
+        except ValueError as exc:
+            raise ValueError(f"not a URI: {exc}") from None
+        known = sorted(s for schemes in GRAPH_SCHEMES.values() for s in schemes)
+        if parts.scheme not in known:
+            raise ValueError(f"unsupported scheme {parts.scheme!r}; use one of {', '.join(known)}")
+        if not parts.hostname:
+            raise ValueError("no host")
+        return value
 
-def _optional(value: str) -> str | None:
-    return value or None
+    @property
+    def backend(self) -> str:
+        """``falkordb`` (embedded or external) or ``neo4j``."""
+        if self.graph_uri is None:
+            return "falkordb"
+        scheme = urlsplit(self.graph_uri).scheme
+        return next(name for name, schemes in GRAPH_SCHEMES.items() if scheme in schemes)
 
-
-_CASTS: dict[str, Callable[[str], Any]] = {
-    "int": int,
-    "bool": _bool,
-    "Path": Path,
-    "str": str,
-    "str | None": _optional,
-}
-
-
-def _read_env_file(path: Path) -> dict[str, str]:
-    if not path.is_file():
-        return {}
-    values: dict[str, str] = {}
-    for line in path.read_text().splitlines():
-        line = line.strip()
-        if not line or line.startswith("#") or "=" not in line:
-            continue
-        key, value = line.split("=", 1)
-        values[key.strip()] = value.strip().strip("\"'")
-    return values
+    def password(self) -> str | None:
+        return None if self.graph_password is None else self.graph_password.get_secret_value()
 
 
 def load_settings(
-    overrides: Mapping[str, Any] | None = None,
-    environ: Mapping[str, str] | None = None,
-    env_file: Path | None = Path(".env"),
+    overrides: Mapping[str, Any] | None = None, *, env_file: Path | None = Path(".env")
 ) -> Settings:
-    """Build :class:`Settings` from ``.env``, the environment, then ``overrides``."""
-    source = _read_env_file(env_file) if env_file else {}
-    source.update(os.environ if environ is None else environ)
-    values: dict[str, Any] = {}
-    for f in fields(Settings):
-        raw = source.get(f"MEMEXD_{f.name.upper()}")
-        if raw is None:
-            continue
-        try:
-            values[f.name] = _CASTS[str(f.type)](raw)
-        except ValueError as exc:
-            raise ValueError(f"MEMEXD_{f.name.upper()}: {exc}") from exc
-    settings = replace(Settings(), **values)
+    """Settings from the environment and ``env_file``, then ``overrides`` (flags;
+    ``None`` values are ignored). Raises :class:`SettingsError` with one line
+    per bad value."""
     given = {k: v for k, v in (overrides or {}).items() if v is not None}
-    return replace(settings, **given)
+    try:
+        return Settings(_env_file=env_file, **given)
+    except ValidationError as exc:
+        raise SettingsError("; ".join(_describe(e) for e in exc.errors())) from None
+
+
+def _describe(error: Any) -> str:
+    name = str(error["loc"][0]) if error["loc"] else "settings"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    shown = "" if name in _SECRET else f" (got {error.get('input')!r})"
+    return f"MEMEXD_{name.upper()}: {message}{shown}"

@@ -2,23 +2,22 @@
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Annotated
 
 import strawberry
-from memexd.resolvers import convert
-from memexd.schema.inputs import EventFilter
-from memexd.schema.types import Event
-
-from memexd.server.context import Context
-
-Info: TypeAlias = strawberry.Info[Context, None]
+from memexd.resolvers.args import Limit
+from memexd.schema.common import Info
+from memexd.schema.events import Event, EventFilter
 
 
 async def events(
     info: Info,
-    filter: EventFilter | None = None,
-    after: strawberry.ID | None = None,
-    limit: int | None = None,
+    filter: Annotated[EventFilter | None, strawberry.argument(description="Which events.")] = None,
+    after: Annotated[
+        strawberry.ID | None,
+        strawberry.argument(description="Only events logged after this event id (a cursor)."),
+    ] = None,
+    limit: Limit = None,
 ) -> list[Event]:
-    found = await info.context.memex.events.list(convert.event_filter(filter), after, limit)
-    return Event.all(found)
+    flt = None if filter is None else filter.draft()
+    return Event.all(await info.context.memex.events.list(flt, after, limit))

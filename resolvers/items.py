@@ -2,92 +2,113 @@
 
 from __future__ import annotations
 
-from typing import TypeAlias
+from typing import Annotated
 
 import strawberry
-from memexd.resolvers import convert
-from memexd.schema.enums import Direction
-from memexd.schema.inputs import MemoryFilter, MemoryItemInput, MemoryItemPatch, SortOption
-from memexd.schema.types import Event, EventsResult, ItemResult, ItemsResult, MemoryItem
+from memexd.resolvers.args import Author, ItemId, Limit, Reason
+from memexd.schema.common import Direction, Info
+from memexd.schema.events import Event, EventsResult
+from memexd.schema.filters import MemoryFilter, SortOption, sort_keys
+from memexd.schema.items import (
+    ItemResult,
+    ItemsResult,
+    MemoryItem,
+    MemoryItemInput,
+    MemoryItemPatch,
+)
 from strawberry.scalars import JSON
 
-from memexd.ids import check_uuid
-from memexd.memory.model import Direction as DirectionRecord
-from memexd.server.context import Context
-
-Info: TypeAlias = strawberry.Info[Context, None]
+IncludeRetracted = Annotated[
+    bool, strawberry.argument(description="Return retracted items (tombstones) too.")
+]
 
 
-async def item(info: Info, id: strawberry.ID, include_retracted: bool = False) -> MemoryItem | None:
+async def item(
+    info: Info, id: ItemId, include_retracted: IncludeRetracted = False
+) -> MemoryItem | None:
     found = await info.context.memex.item_reads.get(id, include_retracted=include_retracted)
     return None if found is None else MemoryItem.of(found)
 
 
 async def items(
     info: Info,
-    filter: MemoryFilter | None = None,
-    sort: list[SortOption] | None = None,
-    limit: int | None = None,
-    offset: int | None = None,
-    include_retracted: bool = False,
+    filter: Annotated[MemoryFilter | None, strawberry.argument(description="Which items.")] = None,
+    sort: Annotated[
+        list[SortOption] | None, strawberry.argument(description="Up to 4 keys; ties by id.")
+    ] = None,
+    limit: Limit = None,
+    offset: Annotated[
+        int | None, strawberry.argument(description="Skip this many (at most MEMEXD_MAX_OFFSET).")
+    ] = None,
+    include_retracted: IncludeRetracted = False,
 ) -> list[MemoryItem]:
     found = await info.context.memex.item_reads.find(
-        convert.memory_filter(filter),
-        convert.sort_keys(sort),
+        None if filter is None else filter.draft(),
+        sort_keys(sort),
         limit,
         offset,
         include_retracted=include_retracted,
     )
-    return [MemoryItem.of(i) for i in found]
+    return MemoryItem.all(found)
 
 
 async def related_items(
-    info: Info, id: strawberry.ID, direction: Direction | None = Direction.BOTH
+    info: Info,
+    id: ItemId,
+    direction: Annotated[
+        Direction | None, strawberry.argument(description="Which way the edges point.")
+    ] = Direction.BOTH,
 ) -> list[MemoryItem]:
-    found = await info.context.memex.item_reads.related(
-        id, DirectionRecord.named((direction or Direction.BOTH).value)
-    )
-    return [MemoryItem.of(i) for i in found]
+    way = (direction or Direction.BOTH).record()
+    return MemoryItem.all(await info.context.memex.item_reads.related(id, way))
 
 
-async def parents(info: Info, id: strawberry.ID) -> list[MemoryItem]:
-    return [MemoryItem.of(i) for i in await info.context.memex.item_reads.parents(id)]
+async def parents(info: Info, id: ItemId) -> list[MemoryItem]:
+    return MemoryItem.all(await info.context.memex.item_reads.parents(id))
 
 
-async def children(info: Info, id: strawberry.ID) -> list[MemoryItem]:
-    return [MemoryItem.of(i) for i in await info.context.memex.item_reads.children(id)]
+async def children(info: Info, id: ItemId) -> list[MemoryItem]:
+    return MemoryItem.all(await info.context.memex.item_reads.children(id))
 
 
-async def create_item(info: Info, input: MemoryItemInput) -> ItemResult:
-    created, events = await info.context.memex.items.create(
-        [convert.new_item(input)], info.context.origin
-    )
+async def create_item(
+    info: Info, input: Annotated[MemoryItemInput, strawberry.argument(description="The item.")]
+) -> ItemResult:
+    created, events = await info.context.memex.items.create([input.draft()], info.context.origin)
     return ItemResult(item=MemoryItem.of(created[0]), events=Event.all(events))
 
 
-async def create_items(info: Info, inputs: list[MemoryItemInput]) -> ItemsResult:
+async def create_items(
+    info: Info,
+    inputs: Annotated[
+        list[MemoryItemInput],
+        strawberry.argument(description="The items (at most MEMEXD_MAX_BATCH); all or none."),
+    ],
+) -> ItemsResult:
     created, events = await info.context.memex.items.create(
-        [convert.new_item(i) for i in inputs], info.context.origin
+        [i.draft() for i in inputs], info.context.origin
     )
     return ItemsResult(created=created, emitted=events)
 
 
 async def update_item(
     info: Info,
-    id: strawberry.ID,
-    patch: MemoryItemPatch,
-    author: str,
-    reason: str | None = None,
-    basis: JSON | None = None,
+    id: ItemId,
+    patch: Annotated[MemoryItemPatch, strawberry.argument(description="What to change.")],
+    author: Author,
+    reason: Reason = None,
+    basis: Annotated[
+        JSON | None, strawberry.argument(description="Evidence for the change, kept in the event.")
+    ] = None,
 ) -> ItemResult:
     updated, events = await info.context.memex.items.update(
-        check_uuid(id), convert.item_patch(patch), author, reason, basis, info.context.origin
+        id, patch.draft(), author, reason, basis, info.context.origin
     )
     return ItemResult(item=MemoryItem.of(updated), events=Event.all(events))
 
 
 async def retract_item(
-    info: Info, id: strawberry.ID, author: str, reason: str | None = None
+    info: Info, id: ItemId, author: Author, reason: Reason = None
 ) -> EventsResult:
     events = await info.context.memex.items.retract(id, author, reason, info.context.origin)
     return EventsResult(events=Event.all(events))

@@ -1,36 +1,8 @@
-"""The GraphQL schema: Strawberry types, inputs, enums and the root types.
+"""The GraphQL schema, one module per concept: ``items``, ``edges``,
+``filters``, ``events``, ``integrity`` (provenance, contradictions, cascade),
+the root types ``query`` and ``mutation``, and ``build`` which assembles them.
 
-Ships inside the wheel as ``memexd.schema``; ``schema.graphql`` beside this
-file is the exported SDL, checked against the code by the tests.
+Leaf modules never import resolvers; only the root types do. Ships inside
+the wheel as ``memexd.schema``; ``schema.graphql`` beside this file is the
+exported SDL, checked against the code by the tests.
 """
-
-from __future__ import annotations
-
-from typing import Any
-
-import strawberry
-from memexd.schema.mutation import Mutation
-from memexd.schema.query import Query
-
-from memexd.server.extensions import schema_extensions
-from memexd.settings import Settings
-
-__all__ = ["build_schema", "sdl"]
-
-
-class _Schema(strawberry.Schema):
-    def process_errors(self, errors: Any, execution_context: Any = None) -> None:
-        """Client errors are not server incidents; ``ErrorCodes`` logs internal ones."""
-
-
-def build_schema(settings: Settings | None = None) -> strawberry.Schema:
-    return _Schema(
-        query=Query,
-        mutation=Mutation,
-        extensions=schema_extensions(settings or Settings()),
-    )
-
-
-def sdl() -> str:
-    """The schema as SDL text, as exported to ``schema/schema.graphql``."""
-    return build_schema().as_str() + "\n"

@@ -27,8 +27,11 @@ class Model:
         out = [b for a, b in self.aliases if a == i] + [a for a, b in self.aliases if b == i]
         return [x for x in dict.fromkeys(out) if self.live(x)]
 
-    def bfs(self, root: str, step: Callable[[str], Iterable[str]]) -> dict[str, int]:
-        if not self.live(root):
+    def bfs(
+        self, root: str, step: Callable[[str], Iterable[str]], *, from_any: bool = False
+    ) -> dict[str, int]:
+        """Breadth-first from a live root (or from any id, live or not)."""
+        if not from_any and not self.live(root):
             return {}
         depth, queue = {root: 0}, deque([root])
         while queue:
@@ -47,7 +50,8 @@ class Model:
         return {(c, p) for c in reached for p in self.live_parents(c)}
 
     def dependents(self, root: str) -> set[str]:
-        return set(self.bfs(root, self.live_children)) - {root}
+        """Live descendants through live items, whatever the root is (MemEX)."""
+        return set(self.bfs(root, self.live_children, from_any=True)) - {root}
 
     def alias_group(self, root: str) -> set[str]:
         return set(self.bfs(root, self.alias_neighbours))

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import httpx
+import redis.asyncio
 
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
@@ -100,7 +102,26 @@ async def test_oversized_bodies_are_refused(make_api: ApiFactory) -> None:
     assert await api.snapshot() == before
 
 
-async def test_internal_errors_are_masked(tmp_path: Path) -> None:
+async def test_internal_errors_are_masked(engine: EmbeddedFalkor) -> None:
+    """An engine failure that is nobody's input: fixed message, no details."""
+    key = f"not_a_graph_{uuid.uuid4().hex}"
+    raw = redis.asyncio.Redis(unix_socket_path=engine.socket)
+    await raw.set(key, "a plain string where a graph should be")
+    store = FalkorStore.connect(unix_socket=engine.socket, graph=key)
+    app = create_app(Settings(), store=store)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://memexd"
+    ) as client:
+        response = await client.post("/graphql", json={"query": "{ items { id } }"})
+    error = response.json()["errors"][0]
+    assert error["extensions"] == {"code": "INTERNAL"}
+    assert error["message"] == "Internal server error."
+    await raw.delete(key)
+    await raw.aclose()
+    await store.close()
+
+
+async def test_an_engine_that_is_down_is_unavailable(tmp_path: Path) -> None:
     engine = EmbeddedFalkor(tmp_path)
     dead = FalkorStore.connect(unix_socket=await engine.start(), graph="g")
     await engine.stop()  # the engine goes away under a running service
@@ -110,8 +131,7 @@ async def test_internal_errors_are_masked(tmp_path: Path) -> None:
     ) as client:
         response = await client.post("/graphql", json={"query": "{ items { id } }"})
     error = response.json()["errors"][0]
-    assert error["extensions"] == {"code": "INTERNAL"}
-    assert error["message"] == "Internal server error."
+    assert error["extensions"] == {"code": "UNAVAILABLE"}
     await dead.close()
 
 

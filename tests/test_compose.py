@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 from pathlib import Path
 from typing import Any
 
@@ -75,17 +74,21 @@ def test_memexd_is_built_here_and_waits_for_a_healthy_neo4j() -> None:
     assert any(str(p).endswith("8700:8700") for p in memexd["ports"])
 
 
-def test_memexd_environment_names_real_settings_and_reaches_neo4j() -> None:
+def test_memexd_environment_names_real_settings_and_reaches_neo4j(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     env = environment("memexd")
-    known = {f"MEMEXD_{f.name.upper()}" for f in fields(Settings)}
+    known = {f"MEMEXD_{name.upper()}" for name in Settings.model_fields}
     assert set(env) - known == set(), "unknown MEMEXD_* variables"
-    settings = load_settings(environ={k: interpolate(v) for k, v in env.items()}, env_file=None)
+    for key, value in env.items():
+        monkeypatch.setenv(key, interpolate(value))
+    settings = load_settings(env_file=None)
     assert settings.host == "0.0.0.0"
     assert settings.port == 8700
     assert settings.graph_uri == "bolt://neo4j:7687"
     assert settings.graph_user == "neo4j"
     neo4j_password = interpolate(environment("neo4j")["NEO4J_AUTH"]).removeprefix("neo4j/")
-    assert settings.graph_password == neo4j_password
+    assert settings.password() == neo4j_password
     assert env["MEMEXD_GRAPH_PASSWORD"] == environment("neo4j")["NEO4J_AUTH"].removeprefix("neo4j/")
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from graphql import build_schema
 from graphql.utilities import BreakingChangeType, find_breaking_changes
-from memexd.schema import sdl
+from memexd.schema.build import sdl
 
 ROOT = Path(__file__).resolve().parents[1]
 CONTRACT = ROOT.parent / "shared" / "contract.graphql"

@@ -14,12 +14,12 @@ import pytest
 import redis
 
 from memexd.core import Memex
-from memexd.events.log import Origin
+from memexd.events.vocabulary import Origin
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.migrations import migrate
 from memexd.graph.open import open_store
-from memexd.memory.items import NewItem
+from memexd.memory.model import NewItem
 from memexd.server.app import create_app
 from memexd.settings import Settings
 from tests.support import Api

@@ -8,11 +8,20 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from memexd.errors import BadUserInput, InvalidTimestamp
-from memexd.graph.cypher import Queries, parse
+from memexd.errors import BadUserInput, InvalidTimestamp, SettingsError
+from memexd.graph import Graph
+from memexd.graph.cypher import Fragment, Queries, parse
 from memexd.graph.falkordb import encode_params
-from memexd.ids import check_uuid, check_uuid7, new_id, timestamp_ms, uuid7_at
+from memexd.ids import MAX_TIME_MS, ms_to_datetime, new_id, timestamp_ms, uuid7_at
+from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.meta import canonical_json, flatten_meta, path_keys
+from memexd.memory.validation import (
+    Limits,
+    check_edge_kind,
+    check_meta_path,
+    check_uuid,
+    check_uuid7,
+)
 from memexd.settings import Settings, load_settings
 
 
@@ -23,7 +32,7 @@ def test_new_ids_are_uuid7_and_strictly_increasing() -> None:
     assert all(check_uuid7(i) == i for i in ids)
 
 
-@given(st.integers(0, (1 << 48) - 1))
+@given(st.integers(0, MAX_TIME_MS))
 def test_uuid7_carries_its_timestamp(ms: int) -> None:
     assert timestamp_ms(uuid7_at(ms)) == ms
 
@@ -37,28 +46,67 @@ def test_id_checks() -> None:
         "x",
         "0190a0a0000070008000000000000000",
         "{0190a0a0-0000-7000-8000-000000000000}",
+        "0190a0a0-0000-7000-8000-000000000000\n",
+        "\n0190a0a0-0000-7000-8000-000000000000",
+        "0190a0a0-0000-7000-8000-000000000000 ",
+        None,
+        7,
     ):
         with pytest.raises(BadUserInput):
             check_uuid(bad)
     with pytest.raises(InvalidTimestamp):
         check_uuid7("0190a0a0-0000-4000-8000-000000000000")
-    with pytest.raises(InvalidTimestamp):
-        timestamp_ms("0190a0a0-0000-4000-8000-000000000000")
+    with pytest.raises(InvalidTimestamp, match="9999"):
+        check_uuid7("ffffffff-ffff-7fff-bfff-ffffffffffff")
+    # the last millisecond of 9999 is still a time
+    last = uuid7_at(253_402_300_799_999)
+    assert check_uuid7(last) == last
+    assert ms_to_datetime(1 << 48).year == 9999  # reads clamp what a datetime cannot hold
 
 
-def test_settings_precedence_and_casts(tmp_path: Path) -> None:
+def test_kinds_and_paths_are_full_matches() -> None:
+    assert check_edge_kind("SUPPORTS") == "SUPPORTS"
+    for bad in ("SUPPORTS\n", "supports", "S-X", "", "PARENT", "A" * 65, " SUPPORTS"):
+        with pytest.raises(BadUserInput):
+            check_edge_kind(bad)
+    assert check_meta_path("a.b-c_d") == "a.b-c_d"
+    for bad in ("", "a b", "a..b", ".a", "a.", "a`b", "x" * 129, "a\n", "a.b\n"):
+        with pytest.raises(BadUserInput):
+            check_meta_path(bad)
+
+
+def test_settings_precedence_and_checks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     env_file = tmp_path / ".env"
     env_file.write_text(
         "MEMEXD_PORT=9000\nMEMEXD_GRAPHIQL=false\n# comment\nMEMEXD_HOST='0.0.0.0'\n"
     )
-    settings = load_settings({"host": "h"}, environ={"MEMEXD_PORT": "9100"}, env_file=env_file)
+    monkeypatch.setenv("MEMEXD_PORT", "9100")
+    settings = load_settings({"host": "h", "port": None}, env_file=env_file)
     assert (settings.host, settings.port, settings.graphiql) == ("h", 9100, False)
-    assert load_settings(environ={}, env_file=None) == Settings()
-    with pytest.raises(ValueError, match="MEMEXD_PORT"):
-        load_settings(environ={"MEMEXD_PORT": "eighty"}, env_file=None)
-    assert "secret" not in repr(
-        load_settings(environ={"MEMEXD_GRAPH_PASSWORD": "secret"}, env_file=None)
-    )
+    monkeypatch.delenv("MEMEXD_PORT")
+    assert load_settings(env_file=None) == Settings()
+    for name, value, says in [
+        ("MEMEXD_PORT", "eighty", "MEMEXD_PORT"),
+        ("MEMEXD_PORT", "-1", "MEMEXD_PORT"),
+        ("MEMEXD_PORT", "70000", "MEMEXD_PORT"),
+        ("MEMEXD_LOG_LEVEL", "loud", "MEMEXD_LOG_LEVEL"),
+        ("MEMEXD_FSYNC", "never", "MEMEXD_FSYNC"),
+        ("MEMEXD_MAX_PAGE", "0", "MEMEXD_MAX_PAGE"),
+        ("MEMEXD_GRAPH_URI", "mysql://u:hunter2@db/x", "unsupported scheme"),
+        ("MEMEXD_GRAPH_URI", "falkor://u:hunter2@host:port", "not a URI"),
+    ]:
+        monkeypatch.setenv(name, value)
+        with pytest.raises(SettingsError, match=says) as failed:
+            load_settings(env_file=None)
+        assert "hunter2" not in str(failed.value)
+        assert "\n" not in str(failed.value)
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("MEMEXD_LOG_LEVEL", "DEBUG")
+    assert load_settings(env_file=None).log_level == "debug"
+    monkeypatch.setenv("MEMEXD_GRAPH_PASSWORD", "secret")
+    loaded = load_settings(env_file=None)
+    assert "secret" not in repr(loaded)
+    assert loaded.password() == "secret"
 
 
 def test_meta_flattening() -> None:
@@ -75,9 +123,6 @@ def test_meta_flattening() -> None:
     }
     assert canonical_json({"b": 1, "a": [1.0, {"c": None}]}) == '{"a":[1,{"c":null}],"b":1}'
     assert path_keys("a.b-c_d") == ("meta.a.b-c_d", "metaj.a.b-c_d")
-    for bad in ("", "a b", "a..b", ".a", "a.", "a`b", "x" * 129):
-        with pytest.raises(BadUserInput):
-            path_keys(bad)
 
 
 def test_parameter_header_encoding() -> None:
@@ -106,17 +151,46 @@ def test_cypher_files_declare_params_and_slots() -> None:
         parse("t", "// @params a\nRETURN $a, $c")
 
 
-def test_fragments_rename_their_parameters_apart() -> None:
-    queries = Queries("falkordb")
-    one, two = queries.fragment("scope_eq", value="a"), queries.fragment("scope_eq", value="b")
-    assert one.text != two.text
-    assert set(one.params).isdisjoint(two.params)
-    assert sorted(one.params.values()) == ["a"]
-    text, params = queries.get("item_find").bind(
-        {"include_retracted": False, "offset": 0, "limit": 1}, {"filter": one}
+def test_equal_filters_give_equal_cypher() -> None:
+    """Fragments are numbered per query: the engines' plan caches see one text."""
+    graph = Graph(_NoStore())
+    flt = MemoryFilter(scope="a", not_=MemoryFilter(scope="b"))
+
+    def compiled(f: MemoryFilter) -> Fragment:
+        return to_cypher(prepare(f, Limits(), now_ms=0), graph)
+
+    first, second = compiled(flt), compiled(flt)
+    assert first.text == second.text
+    assert first.params == second.params == {"f0_value": "a", "f1_value": "b"}
+    other = compiled(MemoryFilter(scope="x", not_=MemoryFilter(scope="y")))
+    assert other.text == first.text
+    assert other.params == {"f0_value": "x", "f1_value": "y"}
+    text, params = graph.queries.get("item_find").bind(
+        {"include_retracted": False, "offset": 0, "limit": 1}, {"filter": first}
     )
-    assert one.text in text
-    assert params[next(iter(one.params))] == "a"
+    assert first.text in text
+    assert params["f1_value"] == "b"
+
+
+def test_filters_are_normalised() -> None:
+    """Negations are pushed down to single predicates and double negation cancels."""
+    limits = Limits()
+    deep = MemoryFilter(kind="k")
+    for _ in range(8):
+        deep = MemoryFilter(not_=deep)
+    assert prepare(deep, limits, 0) == prepare(MemoryFilter(kind="k"), limits, 0)
+    text = to_cypher(
+        prepare(
+            MemoryFilter(
+                not_=MemoryFilter(or_=[MemoryFilter(kind="a"), MemoryFilter(kind="b", author="c")])
+            ),
+            limits,
+            0,
+        ),
+        Graph(_NoStore()),
+    ).text
+    assert text.count("NOT coalesce") == 3
+    assert "NOT coalesce((" not in text  # only single predicates are negated
 
 
 def test_every_query_file_loads() -> None:
@@ -128,3 +202,9 @@ def test_every_query_file_loads() -> None:
         for name in names:
             if not name.startswith(("falkordb/", "neo4j/")):
                 queries.get(name)
+
+
+class _NoStore:
+    """Compiling needs the query files only, not an engine."""
+
+    backend = "falkordb"

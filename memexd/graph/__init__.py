@@ -38,5 +38,6 @@ class Graph:
         text, bound = self.queries.get(name).bind(params or {}, slots)
         return await self.store.write(text, bound)
 
-    def fragment(self, name: str, **params: Any) -> Fragment:
-        return self.queries.fragment(name, **params)
+    def fragment(self, name: str, number: int, **params: Any) -> Fragment:
+        """Predicate fragment ``name``, numbered as the ``number``-th of its query."""
+        return self.queries.fragment(name, number, **params)

@@ -1,34 +1,46 @@
-"""Loading named Cypher files and filling their slots.
+"""Loading named Cypher files: includes, slots and parameter checks.
 
 Every statement lives in ``cypher/<name>.cypher`` (shipped in the wheel), with
 an optional per-backend override ``cypher/<backend>/<name>.cypher``. A file
 declares its parameters on a ``// @params a b c`` line; binding checks that
 exactly those are supplied, so a typo fails in the tests, not in production.
 
-Slots let trusted code splice text into a statement while the file stays a
-complete, lintable query: ``/*<kind>*/RELATED/*</kind>*/`` lints as
-``RELATED`` and is replaced by a validated relationship type at bind time.
-Predicate fragments (``cypher/fragments/``) are files whose ``pred`` slot is
-a boolean expression over ``n``; their parameters are renamed apart when
-they are combined, so user values still only travel as parameters.
+**Includes** keep each shape in one place. ``@item(c)`` is replaced, when the
+file is loaded, by the text of ``cypher/shapes/item.cypher`` (its ``shape``
+slot) with the shape's declared variables (``// @shape node``) renamed to the
+arguments. Shapes are projections (``item``, ``edge``, ``event``) and the
+event-log tail (``log_events``). The linter checks the composed text
+(``python -m memexd.graph.cypher DIR`` writes it out).
+
+**Slots** let trusted code splice text into a statement while the file stays
+a complete query: ``/*<kind>*/RELATED/*</kind>*/`` lints as ``RELATED`` and is
+replaced by a validated relationship type at bind time. Predicate fragments
+(``cypher/fragments/``) are files whose ``pred`` slot is a boolean expression
+over ``n``; their parameters are renamed apart per query (``f0_``, ``f1_``…),
+so the same filter always gives the same text and the engines' plan caches
+hit, while user values still only travel as parameters.
 """
 
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
-from itertools import count
+from importlib.abc import Traversable
+from pathlib import Path
 from typing import Any
 
-__all__ = ["Fragment", "Queries", "Query", "all_of", "any_of", "negate"]
+__all__ = ["Fragment", "Queries", "Query", "all_of", "any_of", "compose", "negate"]
 
 _PARAMS_LINE = re.compile(r"^//\s*@params\b(.*)$", re.MULTILINE)
+_SHAPE_LINE = re.compile(r"^//\s*@shape\b(.*)$", re.MULTILINE)
 _SLOT = re.compile(r"/\*<(\w+)>\*/(.*?)/\*</\1>\*/", re.DOTALL)
 _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
 _COMMENT_LINE = re.compile(r"^\s*//.*$\n?", re.MULTILINE)
+_INCLUDE = re.compile(r"@([a-z_]+)\(")
 
 
 @dataclass(frozen=True, slots=True)
@@ -93,28 +105,80 @@ def parse(name: str, source: str) -> Query:
     return Query(name, text, params, slots)
 
 
+# ---------------------------------------------------------------- includes
+
+
+def compose(source: str, backend: str) -> str:
+    """Expand every ``@shape(args)`` include in a file's source."""
+    out: list[str] = []
+    pos = 0
+    for match in _INCLUDE.finditer(source):
+        if match.start() < pos:
+            continue  # inside an include already expanded
+        args, end = _arguments(source, match.end())
+        out.append(source[pos : match.start()])
+        out.append(_shape(backend, match.group(1), args))
+        pos = end
+    out.append(source[pos:])
+    return "".join(out)
+
+
+def _arguments(text: str, start: int) -> tuple[list[str], int]:
+    """Comma-separated arguments up to the matching ``)``; nesting-aware."""
+    depth, args, current = 0, [], start
+    for i in range(start, len(text)):
+        char = text[i]
+        if char in "([{":
+            depth += 1
+        elif char in ")]}" and depth:
+            depth -= 1
+        elif char == "," and depth == 0:
+            args.append(text[current:i].strip())
+            current = i + 1
+        elif char == ")":
+            args.append(text[current:i].strip())
+            return [a for a in args if a], i + 1
+    raise ValueError(f"unclosed include in {text[start - 20 : start + 20]!r}")
+
+
+def _shape(backend: str, name: str, args: list[str]) -> str:
+    source = _source(backend, f"shapes/{name}")
+    declared = _SHAPE_LINE.search(source)
+    variables = declared.group(1).split() if declared else []
+    if len(variables) != len(args):
+        raise ValueError(f"@{name} takes {variables}, got {args}")
+    text = parse(f"shapes/{name}", source).slot("shape")
+    if not variables:
+        return text
+    renamed = dict(zip(variables, args, strict=True))
+    pattern = re.compile(r"(?<![.\w$])(" + "|".join(variables) + r")\b")
+    return pattern.sub(lambda m: renamed[m.group(1)], text)
+
+
 class Queries:
     """The query files for one backend, loaded lazily and cached."""
 
     def __init__(self, backend: str) -> None:
         self.backend = backend
         self._cache: dict[str, Query] = {}
-        self._ids = count()
 
     def get(self, name: str) -> Query:
         query = self._cache.get(name)
         if query is None:
-            query = self._cache[name] = parse(name, _source(self.backend, name))
+            query = self._cache[name] = parse(
+                name, compose(_source(self.backend, name), self.backend)
+            )
         return query
 
-    def fragment(self, name: str, **params: Any) -> Fragment:
-        """A predicate fragment with its parameters renamed apart."""
+    def fragment(self, name: str, number: int, **params: Any) -> Fragment:
+        """A predicate fragment, its parameters renamed apart as the ``number``-th
+        fragment of its query (numbered per query, so equal filters give equal text)."""
         query = self.get(f"fragments/{name}")
         if set(params) != query.params:
             raise KeyError(
                 f"fragment {name}: parameters {sorted(params)} != {sorted(query.params)}"
             )
-        prefix = f"f{next(self._ids)}_"
+        prefix = f"f{number}_"
         text = _PARAM.sub(
             lambda m: f"${prefix}{m.group(1)}" if m.group(1) in params else m.group(0),
             query.slot("pred"),
@@ -133,7 +197,7 @@ def any_of(parts: Iterable[Fragment]) -> Fragment:
 def negate(part: Fragment) -> Fragment:
     # Two-valued NOT: a predicate on a missing property is null, and
     # "not (agent_id = x)" must keep items that have no agent_id at all.
-    return Fragment(f"NOT coalesce(({part.text}), false)", part.params)
+    return Fragment(f"NOT coalesce({part.text}, false)", part.params)
 
 
 def _join(parts: list[Fragment], glue: str, empty: Fragment) -> Fragment:
@@ -147,9 +211,13 @@ def _join(parts: list[Fragment], glue: str, empty: Fragment) -> Fragment:
     return Fragment(glue.join(f"({p.text})" for p in parts), params)
 
 
+def _root() -> Traversable:
+    return resources.files("memexd.cypher")
+
+
 @cache
 def _source(backend: str, name: str) -> str:
-    root = resources.files("memexd.cypher")
+    root = _root()
     override = root.joinpath(backend, f"{name}.cypher")
     if override.is_file():
         return override.read_text(encoding="utf-8")
@@ -157,3 +225,33 @@ def _source(backend: str, name: str) -> str:
     if not path.is_file():
         raise FileNotFoundError(f"no Cypher file named {name!r}")
     return path.read_text(encoding="utf-8")
+
+
+def query_names() -> list[str]:
+    """Every shipped query, shape and fragment name (backend folders excluded)."""
+    root = Path(str(_root()))
+    return sorted(
+        str(p.relative_to(root).with_suffix("")).replace("\\", "/")
+        for p in root.rglob("*.cypher")
+        if p.relative_to(root).parts[0] not in ("falkordb", "neo4j")
+    )
+
+
+def write_composed(out: Path, backend: str) -> list[Path]:
+    """Write every query as the engines receive it (includes expanded, the
+    ``@params`` line kept) for the linter; return the files written."""
+    written = []
+    for name in query_names():
+        source = _source(backend, name)
+        declared = _PARAMS_LINE.search(source)
+        header = f"{declared.group(0)}\n" if declared else ""
+        target = out / backend / f"{name}.cypher"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text(header + compose(_COMMENT_LINE.sub("", source), backend), "utf-8")
+        written.append(target)
+    return written
+
+
+if __name__ == "__main__":  # pragma: no cover - a developer tool
+    for engine in ("falkordb", "neo4j"):
+        write_composed(Path(sys.argv[1]), engine)

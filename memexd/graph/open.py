@@ -37,14 +37,14 @@ async def open_store(settings: Settings) -> GraphStore:
         return FalkorStore.connect(
             uri=uri,
             graph=settings.graph_name,
-            password=settings.graph_password,
+            password=settings.password(),
             timeout_ms=settings.query_timeout_ms,
         )
     if scheme in _NEO4J_SCHEMES:
         return Neo4jStore.connect(
             uri,
             user=settings.graph_user,
-            password=settings.graph_password,
+            password=settings.password(),
             database=settings.neo4j_database,
             timeout_ms=settings.query_timeout_ms,
         )

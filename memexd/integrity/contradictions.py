@@ -6,23 +6,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from memexd.errors import MemoryNotFound, StorageError
-from memexd.events.log import Origin, make_event
+from memexd.concurrency import compare_and_set
+from memexd.errors import MemoryNotFound
+from memexd.events import vocabulary as ev
+from memexd.events.vocabulary import Event, Origin, event_props
 from memexd.graph import Graph
-from memexd.ids import check_uuid
-from memexd.integrity.aliases import marker_source_kind
-from memexd.memory.edges import EdgeCommands, NewEdge
-from memexd.memory.model import Edge, Event, Item
+from memexd.integrity.aliases import marker
+from memexd.memory import validation as check
+from memexd.memory.edges import EdgeCommands, edge_key
+from memexd.memory.model import Edge, Item
 from memexd.memory.reads import ItemReads
-from memexd.memory.records import edge_from_row, edge_json, edge_props, event_props, item_from_row
-from memexd.memory.validation import check_text
-from memexd.types import JSONObject
+from memexd.memory.records import edge_from_row, edge_props, item_from_row
+from memexd.memory.validation import Limits
 
 __all__ = ["LOSER_AUTHORITY_FACTOR", "Contradiction", "Contradictions"]
 
 #: Resolving a contradiction multiplies the loser's authority by this.
 LOSER_AUTHORITY_FACTOR = 0.5
-_CAS_ATTEMPTS = 20
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,8 +33,9 @@ class Contradiction:
 
 
 class Contradictions:
-    def __init__(self, graph: Graph, edges: EdgeCommands, reads: ItemReads) -> None:
+    def __init__(self, graph: Graph, limits: Limits, edges: EdgeCommands, reads: ItemReads) -> None:
         self.graph = graph
+        self.limits = limits
         self.edges = edges
         self.reads = reads
 
@@ -42,18 +43,11 @@ class Contradictions:
         self, a: str, b: str, author: str, meta: Any, origin: Origin
     ) -> tuple[Edge, list[Event]]:
         """An active CONTRADICTS edge a→b; a = b marks a self-inconsistent item."""
-        draft = NewEdge(
-            from_id=a,
-            to_id=b,
-            kind="CONTRADICTS",
-            author=author,
-            source_kind=marker_source_kind(author),
-            authority=1.0,
-            meta=meta,
-        )
-        return await self.edges.create(draft, origin)
+        return await self.edges.create(marker(a, b, "CONTRADICTS", author, meta), origin)
 
-    async def active(self, limit: int) -> list[Contradiction]:
+    async def active(self, limit: int | None) -> list[Contradiction]:
+        page = self.limits.max_page
+        limit = page if limit is None else check.check_limit(limit, "limit", maximum=page)
         rows = await self.graph.read("contradiction_list", {"limit": limit})
         return [
             Contradiction(item_from_row(r["a"]), item_from_row(r["b"]), edge_from_row(r["edge"]))
@@ -61,7 +55,7 @@ class Contradictions:
         ]
 
     async def contradicted_by(self, ids: Sequence[str]) -> dict[str, list[Item]]:
-        rows = await self.graph.read("contradicted_by", {"ids": [check_uuid(i) for i in ids]})
+        rows = await self.graph.read("contradicted_by", {"ids": list(ids)})
         return {row["id"]: [item_from_row(r) for r in row["items"]] for row in rows}
 
     async def resolve(
@@ -69,56 +63,45 @@ class Contradictions:
     ) -> list[Event]:
         """Winner supersedes loser, whose authority drops; the contradiction
         goes inactive. With no active contradiction between them: nothing."""
-        winner, loser = check_uuid(winner, "winnerId"), check_uuid(loser, "loserId")
-        author = check_text(author, "author")
-        for _ in range(_CAS_ATTEMPTS):
+        winner, loser = check.check_uuid(winner, "winnerId"), check.check_uuid(loser, "loserId")
+        author = check.check_text(author, "author")
+        reason = check.check_prose(reason, "reason")
+        supersede = check.new_edge(marker(winner, loser, "SUPERSEDES", author), self.limits)
+
+        async def attempt() -> list[Event] | None:
             rows = await self.graph.read("contradiction_pair", {"winner": winner, "loser": loser})
             if not rows:
-                found = await self.reads.get_many([winner, loser])
+                found = await self.reads.fetch([winner, loser])
                 raise MemoryNotFound(winner if winner not in found else loser)
-            state = rows[0]
-            if not state["edges"]:
+            if not rows[0]["edges"]:
                 return []
-            params, events = self._plan(winner, loser, author, reason, state, origin)
-            if await self.graph.write("contradiction_resolve", params):
-                return events
-        raise StorageError(f"the contradiction {winner}/{loser} kept changing")
+            params, events = _plan(supersede, author, reason, rows[0], origin)
+            return events if await self.graph.write("contradiction_resolve", params) else None
 
-    def _plan(
-        self, winner: str, loser: str, author: str, reason: str | None,
-        state: dict[str, Any], origin: Origin,
-    ) -> tuple[dict[str, Any], list[Event]]:  # fmt: skip
-        supersede = self.edges.build(
-            NewEdge(from_id=winner, to_id=loser, kind="SUPERSEDES", author=author,
-                    source_kind=marker_source_kind(author), authority=1.0)
-        )  # fmt: skip
-        authority = float(state["authority"]) * LOSER_AUTHORITY_FACTOR
-        why: JSONObject = {} if reason is None else {"reason": reason}
-        scope = state["winner_scope"]
-        events = [
-            make_event("edge.created", {"edge": edge_json(supersede)}, origin,
-                       scope=scope, subject=supersede.edge_id),
-            make_event("memory.updated", {"item_id": loser, "partial": {"authority": authority},
-                                          "author": author, **why},
-                       origin, scope=state["loser_scope"], subject=loser),
-            *(make_event("edge.updated", {"edge_id": e, "partial": {"active": False},
-                                          "author": author, **why},
-                         origin, scope=scope, subject=e)
-              for e in state["edges"]),
-        ]  # fmt: skip
-        params = {
-            "winner": winner,
-            "loser": loser,
-            "version": state["version"],
-            "authority": authority,
-            "edge_ids": state["edges"],
-            "supersede": edge_props(supersede),
-            "key": {
-                "edge_id": supersede.edge_id,
-                "from_id": winner,
-                "to_id": loser,
-                "kind": "SUPERSEDES",
-            },
-            "events": [event_props(e) for e in events],
-        }
-        return params, events
+        return await compare_and_set(attempt, f"the contradiction {winner}/{loser}")
+
+
+def _plan(
+    supersede: Edge, author: str, reason: str | None, state: dict[str, Any], origin: Origin
+) -> tuple[dict[str, Any], list[Event]]:
+    winner, loser = supersede.from_id, supersede.to_id
+    authority = float(state["authority"]) * LOSER_AUTHORITY_FACTOR
+    scope = state["winner_scope"]
+    events = [
+        ev.edge_created(supersede, origin, scope=scope),
+        ev.memory_updated(loser, {"authority": authority}, author, reason, origin,
+                          scope=state["loser_scope"]),
+        *(ev.edge_updated(e, {"active": False}, author, reason, origin, scope=scope)
+          for e in state["edges"]),
+    ]  # fmt: skip
+    params = {
+        "winner": winner,
+        "loser": loser,
+        "version": state["version"],
+        "authority": authority,
+        "edge_ids": state["edges"],
+        "supersede": edge_props(supersede),
+        "key": edge_key(supersede),
+        "events": [event_props(e) for e in events],
+    }
+    return params, events

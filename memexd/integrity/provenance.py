@@ -1,17 +1,21 @@
 """Provenance and dependency questions: support trees and sets, dependents,
-stale items. Every walk is :func:`memexd.integrity.traversal.walk` (linear)."""
+stale items. Every walk is :func:`memexd.integrity.traversal.walk` (linear),
+and at most ``max_concurrent_walks`` run at once, so a burst of big walks
+queues instead of taking the process's memory."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from memexd.errors import BadUserInput, ResourceExhausted
+from memexd.errors import ResourceExhausted
 from memexd.graph import Graph
-from memexd.ids import check_uuid
 from memexd.integrity.traversal import Reach, Walk, walk
 from memexd.memory.model import Item
 from memexd.memory.reads import ItemReads
 from memexd.memory.records import item_from_row
+from memexd.memory.validation import check_limit, check_uuid
 from memexd.settings import Settings
 
 __all__ = ["Provenance", "StaleItem", "SupportTree"]
@@ -38,62 +42,79 @@ class Provenance:
         self.graph = graph
         self.settings = settings
         self.reads = reads
+        self.slots = asyncio.Semaphore(settings.max_concurrent_walks)
 
     async def reach(
-        self, item_id: str, how: Walk, max_depth: int | None = None, *, steps: bool = True
-    ) -> Reach:
+        self, starts: Sequence[str], how: Walk, max_depth: int | None = None, *,
+        steps: bool = True,
+    ) -> Reach:  # fmt: skip
         limit = self.settings.traversal_max_depth
-        if max_depth is not None and max_depth < 0:
-            raise BadUserInput("must not be negative", field="maxDepth")
+        if max_depth is not None:
+            max_depth = check_limit(max_depth, "maxDepth", maximum=limit)
         return await walk(
             self.graph,
-            check_uuid(item_id),
+            starts,
             how,
-            max_depth=limit if max_depth is None else min(max_depth, limit),
+            max_depth=limit if max_depth is None else max_depth,
             max_nodes=self.settings.traversal_max_nodes,
             steps=steps,
         )
 
+    async def complete(
+        self, starts: Sequence[str], how: Walk, what: str, *, steps: bool = True
+    ) -> Reach:
+        """A whole reach, or ``RESOURCE_EXHAUSTED`` naming the limit it hit
+        (never a silent part)."""
+        reach = await self.reach(starts, how, steps=steps)
+        if reach.truncated:
+            s = self.settings
+            raise ResourceExhausted(
+                f"the {what} exceeds the traversal limits (depth {s.traversal_max_depth}, "
+                f"{s.traversal_max_nodes} items); use supportTree with maxDepth to page through it"
+            )
+        return reach
+
     async def support_tree(self, item_id: str, max_depth: int | None) -> SupportTree | None:
-        reach = await self.reach(item_id, Walk.PARENTS, max_depth)
-        if not reach.found:
-            return None
-        items = await self.reads.get_many(list(reach.depth))
+        item_id = check_uuid(item_id)
+        async with self.slots:
+            reach = await self.reach([item_id], Walk.PARENTS, max_depth)
+            if not reach.found:
+                return None
+            items = await self.reads.fetch(list(reach.depth))
         nodes = [(items[i], d) for i, d in reach.depth.items() if i in items]
         return SupportTree(item_id, nodes, reach.links(), reach.truncated)
 
     async def support_set(self, item_id: str) -> list[Item]:
         """The item and everything that supports it, deduplicated, item first."""
-        reach = await self.complete(item_id, Walk.PARENTS, "support set", steps=False)
-        return await self._items(reach)
+        item_id = check_uuid(item_id)
+        async with self.slots:
+            reach = await self.complete([item_id], Walk.PARENTS, "support set", steps=False)
+            return await self.items(reach)
 
     async def dependents(self, item_id: str, transitive: bool) -> list[Item]:
-        if not transitive:
-            return await self.reads.children(item_id)
-        reach = await self.complete(item_id, Walk.CHILDREN, "dependents", steps=False)
-        reach.depth.pop(check_uuid(item_id), None)
-        return await self._items(reach)
+        """Live items that name the item as a parent, directly or through other
+        live dependents, whether the item itself is live, retracted or missing
+        (as MemEX's ``getDependents``); never the item itself."""
+        item_id = check_uuid(item_id)
+        direct = await self.reads.children(item_id)
+        if not transitive or not direct:
+            return direct
+        async with self.slots:
+            starts = [c.id for c in direct]
+            reach = await self.complete(starts, Walk.CHILDREN, "dependents", steps=False)
+            reach.depth.pop(item_id, None)
+            return await self.items(reach)
 
-    async def complete(self, item_id: str, how: Walk, what: str, *, steps: bool = True) -> Reach:
-        """A whole reach, or an error naming the limit it hit (never a silent part)."""
-        reach = await self.reach(item_id, how, steps=steps)
-        if reach.truncated:
-            s = self.settings
-            raise ResourceExhausted(
-                f"the {what} of {item_id} exceeds the traversal limits "
-                f"(depth {s.traversal_max_depth}, {s.traversal_max_nodes} items); "
-                "use supportTree with maxDepth to page through it"
-            )
-        return reach
-
-    async def _items(self, reach: Reach) -> list[Item]:
-        found = await self.reads.get_many(list(reach.depth))
+    async def items(self, reach: Reach) -> list[Item]:
+        """The live items of a reach, in BFS order."""
+        found = await self.reads.fetch(list(reach.depth))
         return [found[i] for i in reach.depth if i in found]
 
     async def stale_items(self, limit: int | None = None) -> list[StaleItem]:
         """Live items naming a parent that is missing or retracted."""
-        page = self.settings.max_page if limit is None else limit
-        rows = await self.graph.read("item_stale", {"limit": page})
+        page = self.settings.max_page
+        limit = page if limit is None else check_limit(limit, "limit", maximum=page)
+        rows = await self.graph.read("item_stale", {"limit": limit})
         out = []
         for row in rows:
             item = item_from_row(row["item"])

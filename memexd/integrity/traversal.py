@@ -13,6 +13,7 @@ small constant factor of the items and relationships reached.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 
@@ -60,17 +61,17 @@ class Reach:
 
 async def walk(
     graph: Graph,
-    start: str,
+    starts: Sequence[str],
     how: Walk,
     *,
     max_depth: int,
     max_nodes: int,
     steps: bool = True,
 ) -> Reach:
-    """Walk from a live item; an empty reach means it is missing or retracted.
-    Without ``steps`` only the items are collected, not the links between them."""
+    """Walk from live items (depth 0); an empty reach means none of them is
+    live. Without ``steps`` only the items are collected, not the links."""
     reach = Reach()
-    frontier, base = [start], 0
+    frontier, base = list(dict.fromkeys(starts)), 0
     while frontier:
         rows = await graph.read(
             "traverse",
@@ -81,7 +82,10 @@ async def walk(
         if base == 0:
             if not rows or not rows[0]["l0"]:
                 return reach
-            reach.depth[start] = 0
+            if len(rows[0]["l0"]) > max_nodes:
+                reach.truncated = True
+                return reach
+            reach.depth.update((n, 0) for n in rows[0]["l0"])
         frontier = _absorb(reach, rows[0], base, max_depth, max_nodes)
         base += WINDOW
     return reach

@@ -1,209 +1,350 @@
-"""``MemoryFilter``: the domain form and its compilation to a Cypher predicate.
+"""``MemoryFilter``: checked, normalised, then compiled to one Cypher predicate.
 
-Every field becomes a parameterised fragment from ``cypher/fragments``; the
-whole filter is evaluated by the database, never by loading items.
+:func:`prepare` validates every field and turns the filter into a boolean
+expression over predicate fragments (``cypher/fragments``), in negation
+normal form: ``not`` is pushed down to single predicates (De Morgan), double
+negation cancels, nested ``and``/``or`` of the same kind are flattened.
+That matters beyond tidiness: FalkorDB's parser takes time exponential in
+how deeply the text nests (measured: doubling per parenthesis level, eightfold per nested
+``NOT coalesce(…)``), and its query timeout does not stop the parser. So the
+normalised expression is capped in depth (alternations of ``and``/``or``) and
+in size, and printed with as few parentheses as precedence allows.
+
+Negation is two-valued: an item without ``meta.agent_id`` matches
+``not: {meta: {agent_id: "x"}}``. Each negated predicate becomes
+``NOT coalesce(p, false)``; since ``coalesce(·, false)`` distributes over
+AND and OR, pushing negations inward keeps exactly that meaning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import count
 from typing import Any
 
 from memexd.errors import BadUserInput
 from memexd.graph import Graph
-from memexd.graph.cypher import Fragment, all_of, any_of, negate
-from memexd.ids import check_uuid
+from memexd.graph.cypher import Fragment
 from memexd.memory.meta import canonical_json, path_keys
 from memexd.memory.model import SortKey
-from memexd.types import JSONObject
+from memexd.memory.validation import (
+    Limits,
+    check_finite,
+    check_ids,
+    check_meta_path,
+    check_opt_uuid,
+    check_text,
+    json_value,
+)
 
-__all__ = ["DecayConfig", "MemoryFilter", "Range", "compile_filter", "order_by"]
+__all__ = ["DecayConfig", "MemoryFilter", "Predicate", "Range", "order_by", "prepare", "to_cypher"]
 
 INTERVAL_MS = {"HOUR": 3_600_000, "DAY": 86_400_000, "WEEK": 604_800_000}
-_MAX_NESTING = 16
+DECAY_TYPES = frozenset({"EXPONENTIAL", "LINEAR", "STEP"})
+SORT_FIELDS = frozenset({"authority", "conviction", "importance", "recency"})
+MAX_SORT_KEYS = 4
 
 
 @dataclass(frozen=True, slots=True)
 class Range:
-    min: float | None = None
-    max: float | None = None
+    min: Any = None
+    max: Any = None
 
 
 @dataclass(frozen=True, slots=True)
 class DecayConfig:
-    rate: float
-    interval: str  # HOUR | DAY | WEEK
-    type: str  # EXPONENTIAL | LINEAR | STEP
-
-    def __post_init__(self) -> None:
-        if not 0.0 <= self.rate <= 1.0:
-            raise BadUserInput("must be within [0, 1]", field="decay.rate")
+    rate: Any
+    interval: Any  # HOUR | DAY | WEEK
+    type: Any  # EXPONENTIAL | LINEAR | STEP
 
 
 @dataclass(frozen=True, slots=True)
 class MemoryFilter:
-    ids: Sequence[str] | None = None
-    scope: str | None = None
-    scope_prefix: str | None = None
-    author: str | None = None
-    kind: str | None = None
-    source_kind: str | None = None
-    intent_id: str | None = None
-    intent_ids: Sequence[str] | None = None
-    task_id: str | None = None
-    task_ids: Sequence[str] | None = None
+    """A filter as a caller gave it (unchecked); all fields AND-combined."""
+
+    ids: Any = None
+    scope: Any = None
+    scope_prefix: Any = None
+    author: Any = None
+    kind: Any = None
+    source_kind: Any = None
+    intent_id: Any = None
+    intent_ids: Any = None
+    task_id: Any = None
+    task_ids: Any = None
     authority: Range | None = None
     conviction: Range | None = None
     importance: Range | None = None
-    has_parent: str | None = None
-    is_root: bool | None = None
-    parents_includes: str | None = None
-    parents_any: Sequence[str] | None = None
-    parents_all: Sequence[str] | None = None
+    has_parent: Any = None
+    is_root: Any = None
+    parents_includes: Any = None
+    parents_any: Any = None
+    parents_all: Any = None
     parents_count: Range | None = None
     decay: DecayConfig | None = None
-    decay_min: float | None = None
-    created_before: int | None = None
-    created_after: int | None = None
-    meta: JSONObject | None = None
-    meta_has: Sequence[str] | None = None
+    decay_min: Any = None
+    created_before: Any = None
+    created_after: Any = None
+    meta: Any = None
+    meta_has: Any = None
     not_: MemoryFilter | None = None
     #: ``None``: no disjunction; empty: matches nothing (an empty OR is false).
     or_: Sequence[MemoryFilter] | None = None
 
 
-def compile_filter(flt: MemoryFilter | None, graph: Graph, now_ms: int) -> Fragment:
-    """The filter as one boolean Cypher expression over ``n``."""
+# ---------------------------------------------------------------- expressions
+
+
+@dataclass(frozen=True, slots=True)
+class Predicate:
+    """One fragment file with its parameters; ``negated`` for two-valued NOT."""
+
+    name: str
+    params: tuple[tuple[str, Any], ...]
+    negated: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class _Junction:
+    op: str  # "AND" | "OR"
+    parts: tuple[Expr, ...] = field(default_factory=tuple)
+
+
+@dataclass(frozen=True, slots=True)
+class _Not:
+    part: Expr
+
+
+Expr = Predicate | _Junction | _Not
+TRUE = _Junction("AND")
+
+
+def prepare(flt: MemoryFilter | None, limits: Limits, now_ms: int) -> Expr:
+    """The checked filter as a normalised expression; ``BAD_USER_INPUT`` for
+    any bad field, nesting deeper than ``max_filter_depth`` or more than
+    ``max_filter_terms`` predicates."""
     if flt is None:
-        return Fragment("true")
-    return _Compiler(graph, now_ms).compile(flt, 0)
+        return TRUE
+    expr = _normal(_build(flt, limits, now_ms, 0), negate=False)
+    depth, terms = _measure(expr)
+    if depth > limits.max_filter_depth:
+        raise BadUserInput(
+            f"nests and/or {depth} levels deep; at most {limits.max_filter_depth}", field="filter"
+        )
+    if terms > limits.max_filter_terms:
+        raise BadUserInput(
+            f"has {terms} conditions; at most {limits.max_filter_terms}", field="filter"
+        )
+    return expr
 
 
-def order_by(graph: Graph, keys: Sequence[SortKey]) -> str:
-    """``ORDER BY`` keys; ties always break by id (ascending)."""
-    parts = [
-        f"{graph.queries.get(f'fragments/sort_{k.field}').slot('key')} "
-        f"{'DESC' if k.descending else 'ASC'}"
-        for k in keys
-    ]
-    return ", ".join([*parts, "n.id ASC"])
+def to_cypher(expr: Expr, graph: Graph) -> Fragment:
+    """One boolean Cypher expression over ``n``; fragments numbered in order,
+    so equal filters give equal text."""
+    numbers = count()
+    params: dict[str, Any] = {}
+    text = _print(expr, graph, numbers, params, parent=None)
+    return Fragment(text, params)
 
 
-class _Compiler:
-    def __init__(self, graph: Graph, now_ms: int) -> None:
-        self.graph = graph
-        self.now_ms = now_ms
-
-    def frag(self, name: str, **params: Any) -> Fragment:
-        return self.graph.fragment(name, **params)
-
-    def compile(self, f: MemoryFilter, depth: int) -> Fragment:
-        if depth > _MAX_NESTING:
-            raise BadUserInput(f"filters nest deeper than {_MAX_NESTING} levels", field="filter")
-        parts: list[Fragment] = []
-        for step in _STEPS:
-            parts.extend(step(self, f))
-        if f.not_ is not None:
-            parts.append(negate(self.compile(f.not_, depth + 1)))
-        if f.or_ is not None:
-            parts.append(any_of(self.compile(sub, depth + 1) for sub in f.or_))
-        return all_of(parts)
+def _print(expr: Expr, graph: Graph, numbers: count[int], params: dict[str, Any],
+           parent: str | None) -> str:  # fmt: skip
+    if isinstance(expr, Predicate):
+        frag = graph.fragment(expr.name, next(numbers), **dict(expr.params))
+        params.update(frag.params)
+        return f"NOT coalesce({frag.text}, false)" if expr.negated else f"({frag.text})"
+    if isinstance(expr, _Not):  # not left by _normal; printed faithfully all the same
+        return f"NOT coalesce({_print(expr.part, graph, numbers, params, None)}, false)"
+    if not expr.parts:
+        return "true" if expr.op == "AND" else "false"
+    inner = f" {expr.op} ".join(_print(p, graph, numbers, params, expr.op) for p in expr.parts)
+    # AND binds tighter than OR: only an OR inside an AND needs parentheses
+    return f"({inner})" if expr.op == "OR" and parent == "AND" else inner
 
 
-def _equalities(c: _Compiler, f: MemoryFilter) -> list[Fragment]:
-    pairs = [
-        ("scope_eq", f.scope), ("scope_prefix", f.scope_prefix), ("author_eq", f.author),
-        ("kind_eq", f.kind), ("source_kind_eq", f.source_kind),
-    ]  # fmt: skip
-    out = [c.frag(name, value=value) for name, value in pairs if value is not None]
-    if f.intent_id is not None:
-        out.append(c.frag("intent_eq", value=check_uuid(f.intent_id, "intentId")))
-    if f.task_id is not None:
-        out.append(c.frag("task_eq", value=check_uuid(f.task_id, "taskId")))
-    return out
+def _normal(expr: Expr, *, negate: bool) -> Expr:
+    """Negation normal form, with same-kind junctions flattened."""
+    if isinstance(expr, _Not):
+        return _normal(expr.part, negate=not negate)
+    if isinstance(expr, Predicate):
+        return Predicate(expr.name, expr.params, negated=negate) if negate else expr
+    op = expr.op if not negate else ("OR" if expr.op == "AND" else "AND")
+    parts: list[Expr] = []
+    for part in (_normal(p, negate=negate) for p in expr.parts):
+        if isinstance(part, _Junction) and part.op == op:
+            parts.extend(part.parts)
+        elif isinstance(part, _Junction) and not part.parts:
+            return part  # true inside OR, or false inside AND, decides the whole
+        else:
+            parts.append(part)
+    return parts[0] if len(parts) == 1 else _Junction(op, tuple(parts))
 
 
-def _id_lists(c: _Compiler, f: MemoryFilter) -> list[Fragment]:
+def _measure(expr: Expr) -> tuple[int, int]:
+    """(and/or nesting depth, number of predicates)."""
+    if isinstance(expr, Predicate):
+        return 0, 1
+    if isinstance(expr, _Not):
+        depth, terms = _measure(expr.part)
+        return depth + 1, terms
+    measured = [_measure(p) for p in expr.parts]
+    return 1 + max((d for d, _ in measured), default=0), sum(t for _, t in measured)
+
+
+# ---------------------------------------------------------------- building
+
+
+def _build(f: MemoryFilter, limits: Limits, now_ms: int, depth: int) -> Expr:
+    if depth > limits.max_filter_depth:
+        raise BadUserInput(
+            f"filters nest deeper than {limits.max_filter_depth} levels", field="filter"
+        )
+    if not isinstance(f, MemoryFilter):
+        raise BadUserInput("must be a filter object", field="filter")
+    parts: list[Expr] = []
+    for step in (_id_lists, _equalities, _ranges, _parents, _time, _meta):
+        parts.extend(step(f, limits, now_ms))
+    if f.not_ is not None:
+        parts.append(_Not(_build(f.not_, limits, now_ms, depth + 1)))
+    if f.or_ is not None:
+        if len(f.or_) > limits.max_filter_terms:
+            raise BadUserInput(f"more than {limits.max_filter_terms} alternatives", field="or")
+        alternatives = tuple(_build(o, limits, now_ms, depth + 1) for o in f.or_)
+        parts.append(_Junction("OR", alternatives))
+    return _Junction("AND", tuple(parts))
+
+
+def _p(name: str, **params: Any) -> Predicate:
+    return Predicate(name, tuple(params.items()))
+
+
+def _id_lists(f: MemoryFilter, limits: Limits, _: int) -> list[Expr]:
     lists = [("ids_in", f.ids, "ids"), ("intent_in", f.intent_ids, "intentIds"),
              ("task_in", f.task_ids, "taskIds")]  # fmt: skip
     return [
-        c.frag(name, values=[check_uuid(v, label) for v in values])
+        _p(name, values=check_ids(values, f"filter.{label}", max_len=limits.max_list))
         for name, values, label in lists
         if values is not None
     ]
 
 
-def _ranges(c: _Compiler, f: MemoryFilter) -> list[Fragment]:
-    out: list[Fragment] = []
-    ranges = {
-        "authority": f.authority,
-        "conviction": f.conviction,
-        "importance": f.importance,
-        "parents_count": f.parents_count,
-    }
+def _equalities(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
+    texts = [
+        ("scope_eq", f.scope, "scope"), ("scope_prefix", f.scope_prefix, "scopePrefix"),
+        ("author_eq", f.author, "author"), ("kind_eq", f.kind, "kind"),
+        ("source_kind_eq", f.source_kind, "sourceKind"),
+    ]  # fmt: skip
+    out: list[Expr] = [
+        _p(name, value=check_text(value, f"filter.{label}"))
+        for name, value, label in texts
+        if value is not None
+    ]
+    ids = [("intent_eq", f.intent_id, "intentId"), ("task_eq", f.task_id, "taskId")]
+    out.extend(
+        _p(name, value=check_opt_uuid(value, f"filter.{label}"))
+        for name, value, label in ids
+        if value is not None
+    )
+    return out
+
+
+def _ranges(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
+    out: list[Expr] = []
+    ranges = {"authority": f.authority, "conviction": f.conviction,
+              "importance": f.importance, "parents_count": f.parents_count}  # fmt: skip
     for name, rng in ranges.items():
         if rng is None:
             continue
-        if rng.min is not None:
-            out.append(c.frag(f"{name}_min", value=rng.min))
-        if rng.max is not None:
-            out.append(c.frag(f"{name}_max", value=rng.max))
+        low = check_finite(rng.min, f"filter.{name}.min")
+        high = check_finite(rng.max, f"filter.{name}.max")
+        if low is not None:
+            out.append(_p(f"{name}_min", value=low))
+        if high is not None:
+            out.append(_p(f"{name}_max", value=high))
     return out
 
 
-def _parents(c: _Compiler, f: MemoryFilter) -> list[Fragment]:
-    out = [
-        c.frag("parents_include", value=check_uuid(value, "parents"))
+def _parents(f: MemoryFilter, limits: Limits, _: int) -> list[Expr]:
+    out: list[Expr] = [
+        _p("parents_include", value=check_opt_uuid(value, "filter.parents"))
         for value in (f.has_parent, f.parents_includes)
         if value is not None
     ]
-    if f.parents_any is not None:
-        out.append(c.frag("parents_any", values=[check_uuid(v, "parents") for v in f.parents_any]))
-    if f.parents_all is not None:
-        out.append(c.frag("parents_all", values=[check_uuid(v, "parents") for v in f.parents_all]))
+    for name, values in (("parents_any", f.parents_any), ("parents_all", f.parents_all)):
+        if values is not None:
+            checked = check_ids(values, "filter.parents", max_len=limits.max_list)
+            out.append(_p(name, values=checked))
     if f.is_root is not None:
+        if not isinstance(f.is_root, bool):
+            raise BadUserInput("must be true or false", field="filter.isRoot")
         name = "parents_count_max" if f.is_root else "parents_count_min"
-        out.append(c.frag(name, value=0 if f.is_root else 1))
+        out.append(_p(name, value=0 if f.is_root else 1))
     return out
 
 
-def _time(c: _Compiler, f: MemoryFilter) -> list[Fragment]:
-    out: list[Fragment] = []
-    if f.created_before is not None:
-        out.append(c.frag("created_before", value=f.created_before))
-    if f.created_after is not None:
-        out.append(c.frag("created_after", value=f.created_after))
+def _time(f: MemoryFilter, _: Limits, now_ms: int) -> list[Expr]:
+    out: list[Expr] = []
+    for name, value in (("created_before", f.created_before), ("created_after", f.created_after)):
+        if value is not None:
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise BadUserInput("must be a time", field=f"filter.{name}")
+            out.append(_p(name, value=value))
     if f.decay is not None:
-        out.append(
-            c.frag(
-                f"decay_{f.decay.type.lower()}",
-                now=c.now_ms,
-                interval=float(INTERVAL_MS[f.decay.interval]),
-                rate=f.decay.rate,
-                min=f.decay_min if f.decay_min is not None else 0.0,
-            )
-        )
+        out.append(_decay(f.decay, f.decay_min, now_ms))
     return out
 
 
-def _meta(c: _Compiler, f: MemoryFilter) -> list[Fragment]:
-    out: list[Fragment] = []
+def _decay(decay: DecayConfig, minimum: Any, now_ms: int) -> Predicate:
+    rate = check_finite(decay.rate, "filter.decay.config.rate")
+    if rate is None or not 0.0 <= rate <= 1.0:
+        raise BadUserInput("must be within [0, 1]", field="filter.decay.config.rate")
+    if decay.interval not in INTERVAL_MS or decay.type not in DECAY_TYPES:
+        raise BadUserInput("unknown decay interval or type", field="filter.decay.config")
+    low = check_finite(minimum, "filter.decay.min")
+    interval = float(INTERVAL_MS[decay.interval])
+    return _p(f"decay_{decay.type.lower()}", now=now_ms, interval=interval, rate=rate,
+              min=0.0 if low is None else low)  # fmt: skip
+
+
+def _meta(f: MemoryFilter, limits: Limits, _: int) -> list[Expr]:
+    out: list[Expr] = []
     if f.meta is not None:
         if not isinstance(f.meta, dict):
-            raise BadUserInput("must be a JSON object of dot paths to values", field="meta")
+            raise BadUserInput("must be a JSON object of dot paths to values", field="filter.meta")
         for path, value in f.meta.items():
-            scalar, as_json = path_keys(path)
-            if isinstance(value, bool | str | int | float):
-                out.append(c.frag("meta_eq", key=scalar, value=value))
-            else:
-                out.append(c.frag("meta_eq", key=as_json, value=canonical_json(value)))
-    for path in f.meta_has or ():
-        scalar, as_json = path_keys(path)
-        out.append(c.frag("meta_has", scalar=scalar, json=as_json))
+            scalar, as_json = path_keys(check_meta_path(path, "filter.meta"))
+            out.append(_meta_eq(scalar, as_json, value, limits))
+    if f.meta_has is not None:
+        if not isinstance(f.meta_has, list | tuple) or len(f.meta_has) > limits.max_list:
+            raise BadUserInput(f"at most {limits.max_list} paths", field="filter.metaHas")
+        for path in f.meta_has:
+            scalar, as_json = path_keys(check_meta_path(path, "filter.metaHas"))
+            out.append(_p("meta_has", scalar=scalar, json=as_json))
     return out
 
 
-_STEPS: tuple[Callable[[_Compiler, MemoryFilter], list[Fragment]], ...] = (
-    _id_lists, _equalities, _ranges, _parents, _time, _meta,
-)  # fmt: skip
+def _meta_eq(scalar: str, as_json: str, value: Any, limits: Limits) -> Predicate:
+    if isinstance(value, str) and "\x00" in value:
+        raise BadUserInput("strings may not contain NUL characters", field="filter.meta")
+    if isinstance(value, bool | str | int | float):
+        json_value(value, "filter.meta", max_bytes=limits.max_content_bytes)  # finite, 64-bit
+        return _p("meta_eq", key=scalar, value=value)
+    json_value(value, "filter.meta", max_bytes=limits.max_content_bytes)
+    return _p("meta_eq", key=as_json, value=canonical_json(value))
+
+
+# ---------------------------------------------------------------- sorting
+
+
+def order_by(graph: Graph, keys: Sequence[SortKey]) -> str:
+    """``ORDER BY`` keys; ties always break by id (ascending)."""
+    if len(keys) > MAX_SORT_KEYS:
+        raise BadUserInput(f"at most {MAX_SORT_KEYS} sort keys", field="sort")
+    parts = []
+    for k in keys:
+        if k.field not in SORT_FIELDS:
+            raise BadUserInput(f"unknown sort field {k.field!r}", field="sort")
+        key = graph.queries.get(f"fragments/sort_{k.field}").slot("key")
+        parts.append(f"{key} {'DESC' if k.descending else 'ASC'}")
+    return ", ".join([*parts, "n.id ASC"])

@@ -1,9 +1,10 @@
-"""JSON helpers: canonical text and the flattened, filterable copy of ``meta``.
+"""JSON text and the flattened, filterable copy of ``meta``.
 
 Neither engine stores maps, so ``meta`` is kept as JSON text plus one
 property per dot path: ``meta.<path>`` for scalar leaves and ``metaj.<path>``
 (canonical JSON) for objects, lists and nulls. A filter on a path compares
 against whichever the value's type selects; ``metaHas`` checks either.
+Values reaching this module were checked by :mod:`memexd.memory.validation`.
 """
 
 from __future__ import annotations
@@ -15,35 +16,19 @@ from typing import Any
 
 import orjson
 
-from memexd.errors import BadUserInput
 from memexd.types import JSON, JSONObject
 
-__all__ = [
-    "META_PATH",
-    "canonical_json",
-    "dump_json",
-    "flatten_meta",
-    "meta_keys",
-    "path_keys",
-]
+__all__ = ["canonical_json", "dump_json", "flatten_meta", "path_keys"]
 
-META_PATH = re.compile(r"^[A-Za-z0-9_.-]{1,128}$")
-_KEY = re.compile(r"^[A-Za-z0-9_-]{1,128}$")
+_KEY = re.compile(r"[A-Za-z0-9_-]{1,128}")
 _MAX_DEPTH = 8
 _MAX_PATHS = 256
 _INT64 = 1 << 63
 
 
 def dump_json(value: JSON) -> str:
-    """Compact JSON text for storage.
-
-    Values reach us from JSON documents decoded by orjson, which refuses NaN
-    and infinities, so orjson's habit of writing those as null never applies.
-    """
-    try:
-        return orjson.dumps(value).decode()
-    except TypeError as exc:  # e.g. integers beyond 64 bits
-        raise BadUserInput(f"not representable as JSON: {exc}") from exc
+    """Compact JSON text for storage (of validated values)."""
+    return orjson.dumps(value).decode()
 
 
 def canonical_json(value: JSON) -> str:
@@ -53,9 +38,11 @@ def canonical_json(value: JSON) -> str:
 
 def _normalise(value: JSON) -> JSON:
     if isinstance(value, float):
-        if not math.isfinite(value):
-            raise BadUserInput("JSON numbers must be finite")
-        return int(value) if value.is_integer() and abs(value) < 2**53 else value
+        return (
+            int(value)
+            if math.isfinite(value) and value.is_integer() and abs(value) < 2**53
+            else value
+        )
     if isinstance(value, dict):
         return {str(k): _normalise(v) for k, v in value.items()}
     if isinstance(value, list | tuple):
@@ -63,26 +50,17 @@ def _normalise(value: JSON) -> JSON:
     return value
 
 
-def scalar_prop(path: str) -> str:
-    return f"meta.{path}"
-
-
-def json_prop(path: str) -> str:
-    return f"metaj.{path}"
-
-
 def path_keys(path: str) -> tuple[str, str]:
-    """Property names that may hold the value at a meta dot path."""
-    if not META_PATH.match(path) or ".." in path or path.startswith(".") or path.endswith("."):
-        raise BadUserInput(f"invalid meta path {path!r}", field="meta")
-    return scalar_prop(path), json_prop(path)
+    """Property names that may hold the value at a (checked) meta dot path."""
+    return f"meta.{path}", f"metaj.{path}"
 
 
 def flatten_meta(meta: JSONObject | None) -> dict[str, Any]:
     """The flattened properties of ``meta``.
 
     Keys that are not plain identifiers (``[A-Za-z0-9_-]``) are kept in the
-    JSON text but are not filterable; so are paths deeper than eight levels.
+    JSON text but are not filterable; so are paths deeper than eight levels
+    and strings holding a NUL character.
     """
     out: dict[str, Any] = {}
     if meta:
@@ -92,23 +70,24 @@ def flatten_meta(meta: JSONObject | None) -> dict[str, Any]:
 
 def _walk(obj: JSONObject, prefix: str, depth: int, out: dict[str, Any]) -> None:
     for key, value in obj.items():
-        if not _KEY.match(key):
+        if not _KEY.fullmatch(key):
             continue
         path = f"{prefix}{key}"
         if len(path) > 128 or len(out) >= _MAX_PATHS:
             continue
-        if isinstance(value, bool | str):
-            out[scalar_prop(path)] = value
+        scalar, as_json = path_keys(path)
+        if isinstance(value, str):
+            if "\x00" not in value:  # no engine takes NUL in a property; JSON keeps it
+                out[scalar] = value
+        elif isinstance(value, bool):
+            out[scalar] = value
         elif isinstance(value, int):
-            out[scalar_prop(path)] = value if -_INT64 <= value < _INT64 else float(value)
+            # validation refuses integers beyond 64 bits; a float copy stays
+            # comparable if a caller below validation ever passes one
+            out[scalar] = value if -_INT64 <= value < _INT64 else float(value)
         elif isinstance(value, float):
-            out[scalar_prop(path)] = _normalise(value)
+            out[scalar] = _normalise(value)
         else:
-            out[json_prop(path)] = canonical_json(value)
+            out[as_json] = canonical_json(value)
             if isinstance(value, dict) and depth < _MAX_DEPTH:
                 _walk(value, f"{path}.", depth + 1, out)
-
-
-def meta_keys(props: dict[str, Any]) -> list[str]:
-    """The flattened meta property names present in a property map."""
-    return [k for k in props if k.startswith(("meta.", "metaj."))]

@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
 from memexd.types import JSONObject
 
-__all__ = ["Direction", "Edge", "Event", "Item", "SortKey"]
+__all__ = [
+    "Direction",
+    "Edge",
+    "EdgeFilter",
+    "EdgePatch",
+    "Item",
+    "ItemPatch",
+    "NewEdge",
+    "NewItem",
+    "SortKey",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,23 +54,6 @@ class Edge:
 
 
 @dataclass(frozen=True, slots=True)
-class Event:
-    id: str
-    namespace: str
-    type: str
-    ts: int
-    payload: JSONObject
-    trace_id: str | None = None
-    cause_id: str | None = None
-    #: Scope of the item the event concerns, for scope-filtered readers.
-    scope: str | None = None
-    #: Id of the item or edge the event concerns.
-    subject: str | None = None
-    #: ``payload`` already serialised, when the command had it at hand.
-    payload_json: str | None = field(default=None, compare=False, repr=False)
-
-
-@dataclass(frozen=True, slots=True)
 class SortKey:
     field: str  # authority | conviction | importance | recency
     descending: bool = True
@@ -75,8 +69,83 @@ class Direction:
         return {"FROM": cls(True, False), "TO": cls(False, True)}.get(name, cls())
 
 
-@dataclass(slots=True)
-class Page:
-    limit: int | None = None
-    offset: int = 0
-    sort: list[SortKey] = field(default_factory=list)
+# ---------------------------------------------------------------- drafts
+# What callers ask for, before validation (memexd.memory.validation turns
+# drafts into records). ``Any`` where a client may send any JSON.
+
+
+@dataclass(frozen=True, slots=True)
+class NewItem:
+    scope: Any
+    kind: Any
+    content: Any
+    author: Any
+    source_kind: Any
+    authority: Any
+    id: Any = None
+    parents: Any = None
+    conviction: Any = None
+    importance: Any = None
+    intent_id: Any = None
+    task_id: Any = None
+    meta: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class ItemPatch:
+    """Fields to change; ``None`` means "leave as is"."""
+
+    scope: Any = None
+    kind: Any = None
+    content: Any = None
+    author: Any = None
+    source_kind: Any = None
+    parents: Any = None
+    authority: Any = None
+    conviction: Any = None
+    importance: Any = None
+    intent_id: Any = None
+    task_id: Any = None
+    meta: Any = None
+
+    def given(self) -> dict[str, Any]:
+        """The fields set, by name (tuples of parents as lists)."""
+        out = {f: getattr(self, f) for f in self.__slots__ if getattr(self, f) is not None}
+        if "parents" in out:
+            out["parents"] = list(out["parents"])
+        return out
+
+
+@dataclass(frozen=True, slots=True)
+class NewEdge:
+    from_id: Any
+    to_id: Any
+    kind: Any
+    author: Any
+    source_kind: Any
+    authority: Any
+    edge_id: Any = None
+    weight: Any = None
+    active: Any = True
+    meta: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class EdgePatch:
+    kind: Any = None
+    weight: Any = None
+    authority: Any = None
+    active: Any = None
+    meta: Any = None
+
+    def given(self) -> dict[str, Any]:
+        return {f: getattr(self, f) for f in self.__slots__ if getattr(self, f) is not None}
+
+
+@dataclass(frozen=True, slots=True)
+class EdgeFilter:
+    from_id: Any = None
+    to_id: Any = None
+    kind: Any = None
+    min_weight: Any = None
+    active_only: Any = True

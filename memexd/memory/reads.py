@@ -5,37 +5,42 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from memexd.errors import BadUserInput
 from memexd.graph import Graph
-from memexd.ids import check_uuid
+from memexd.memory import validation as check
 from memexd.memory.edges import pattern
-from memexd.memory.filters import MemoryFilter, compile_filter, order_by
+from memexd.memory.filters import MemoryFilter, order_by, prepare, to_cypher
 from memexd.memory.model import Direction, Item, SortKey
 from memexd.memory.records import item_from_row
-from memexd.memory.validation import check_limit
-from memexd.settings import Settings
+from memexd.memory.validation import Limits
 
 __all__ = ["ItemReads"]
 
 
 class ItemReads:
-    def __init__(self, graph: Graph, settings: Settings) -> None:
+    def __init__(self, graph: Graph, limits: Limits) -> None:
         self.graph = graph
-        self.settings = settings
+        self.limits = limits
 
     async def get(self, item_id: str, *, include_retracted: bool = False) -> Item | None:
-        item_id = check_uuid(item_id)
-        found = await self.get_many([item_id], include_retracted=include_retracted)
+        item_id = check.check_uuid(item_id)
+        found = await self.fetch([item_id], include_retracted=include_retracted)
         return found.get(item_id)
 
     async def get_many(
         self, ids: Sequence[str], *, include_retracted: bool = False
     ) -> dict[str, Item]:
-        checked = [check_uuid(i) for i in ids]
-        if not checked:
+        """Items by id (a caller's list: checked and capped)."""
+        checked = check.check_ids(list(ids), "ids", max_len=self.limits.max_list)
+        return await self.fetch(checked, include_retracted=include_retracted)
+
+    async def fetch(
+        self, ids: Sequence[str], *, include_retracted: bool = False
+    ) -> dict[str, Item]:
+        """Items by id, for ids memexd itself holds (loaders, walks): any number."""
+        if not ids:
             return {}
         rows = await self.graph.read(
-            "item_get", {"ids": checked, "include_retracted": include_retracted}
+            "item_get", {"ids": list(ids), "include_retracted": include_retracted}
         )
         return {row["item"]["id"]: item_from_row(row["item"]) for row in rows}
 
@@ -49,21 +54,21 @@ class ItemReads:
         include_retracted: bool = False,
         now_ms: int | None = None,
     ) -> list[Item]:
-        s = self.settings
-        if len(sort) > 4:
-            raise BadUserInput("at most 4 sort keys", field="sort")
-        limit = check_limit(limit, "limit", maximum=s.max_page)
-        offset = check_limit(offset, "offset", maximum=10 * s.max_page)
+        lim = self.limits
+        page = (
+            lim.max_page
+            if limit is None
+            else check.check_limit(limit, "limit", maximum=lim.max_page)
+        )
+        skip = 0 if offset is None else check.check_limit(offset, "offset", maximum=lim.max_offset)
         now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
+        expr = prepare(flt, lim, now)
+        order = order_by(self.graph, sort)
         rows = await self.graph.read(
             "item_find",
-            {
-                "include_retracted": include_retracted,
-                "offset": offset or 0,
-                "limit": s.max_page if limit is None else limit,
-            },
-            filter=compile_filter(flt, self.graph, now),
-            order=order_by(self.graph, sort),
+            {"include_retracted": include_retracted, "offset": skip, "limit": page},
+            filter=to_cypher(expr, self.graph),
+            order=order,
         )
         return [item_from_row(row["item"]) for row in rows]
 
@@ -72,21 +77,24 @@ class ItemReads:
         item = await self.get(item_id)
         if item is None:
             return []
-        found = await self.get_many(list(dict.fromkeys(item.parents)))
-        return [found[p] for p in dict.fromkeys(item.parents) if p in found]
+        unique = list(dict.fromkeys(item.parents))
+        found = await self.fetch(unique)
+        return [found[p] for p in unique if p in found]
 
     async def children_of(self, ids: Sequence[str]) -> dict[str, list[Item]]:
-        checked = [check_uuid(i) for i in ids]
-        if not checked:
+        """Live items naming each id as a parent, whether the parent is live,
+        retracted or missing (MemEX's ``getChildren``)."""
+        if not ids:
             return {}
-        rows = await self.graph.read("item_children", {"ids": checked})
+        rows = await self.graph.read("item_children", {"ids": list(ids)})
         return {row["id"]: [item_from_row(c) for c in row["children"]] for row in rows}
 
     async def children(self, item_id: str) -> list[Item]:
-        return (await self.children_of([item_id])).get(check_uuid(item_id), [])
+        item_id = check.check_uuid(item_id)
+        return (await self.children_of([item_id])).get(item_id, [])
 
     async def related(self, item_id: str, direction: Direction) -> list[Item]:
         rows = await self.graph.read(
-            "item_related", {"id": check_uuid(item_id)}, pattern=pattern(direction)
+            "item_related", {"id": check.check_uuid(item_id)}, pattern=pattern(direction)
         )
         return [item_from_row(row["item"]) for row in rows]

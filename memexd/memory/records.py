@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+import orjson
+
 from memexd.memory.meta import dump_json, flatten_meta
-from memexd.memory.model import Edge, Event, Item
+from memexd.memory.model import Edge, Item
 from memexd.types import JSONObject, Row
 
 __all__ = [
     "edge_from_row",
     "edge_json",
     "edge_props",
-    "event_from_row",
-    "event_props",
     "item_from_row",
     "item_json",
     "item_json_text",
@@ -23,7 +22,7 @@ __all__ = [
 
 
 def _loads(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
+    return None if text is None else orjson.loads(text)
 
 
 def item_props(
@@ -63,7 +62,7 @@ def item_from_row(row: Row) -> Item:
         id=row["id"],
         scope=row["scope"],
         kind=row["kind"],
-        content=json.loads(row["content"]),
+        content=orjson.loads(row["content"]),
         author=row["author"],
         source_kind=row["source_kind"],
         authority=float(row["authority"]),
@@ -157,35 +156,3 @@ def edge_json(edge: Edge) -> JSONObject:
     if edge.meta is not None:
         out["meta"] = edge.meta
     return out
-
-
-def event_props(event: Event) -> dict[str, Any]:
-    props: dict[str, Any] = {
-        "id": event.id,
-        "namespace": event.namespace,
-        "type": event.type,
-        "ts": event.ts,
-        "payload": event.payload_json or dump_json(event.payload),
-    }
-    optional = {
-        "trace_id": event.trace_id,
-        "cause_id": event.cause_id,
-        "scope": event.scope,
-        "subject": event.subject,
-    }
-    props.update({k: v for k, v in optional.items() if v is not None})
-    return props
-
-
-def event_from_row(row: Row) -> Event:
-    return Event(
-        id=row["id"],
-        namespace=row["namespace"],
-        type=row["type"],
-        ts=int(row["ts"]),
-        payload=json.loads(row["payload"]),
-        trace_id=row.get("trace_id"),
-        cause_id=row.get("cause_id"),
-        scope=row.get("scope"),
-        subject=row.get("subject"),
-    )

@@ -1,36 +1,162 @@
-"""Input checks that run before anything reaches the graph."""
+"""Every input check, in one place, run before anything reaches the graph.
+
+Commands and reads validate their whole input here first, so a bad request
+changes nothing; nothing below re-checks (the engine adapters only refuse what
+they cannot encode, as a last guard). Patterns are full matches
+(``re.fullmatch``): ``$`` also accepts a trailing newline, and FalkorDB 4.16
+crashes on a uniquely-constrained value that ends in whitespace.
+"""
 
 from __future__ import annotations
 
 import math
 import re
-from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
-from memexd.errors import BadUserInput
-from memexd.ids import check_uuid
-from memexd.memory.meta import dump_json
+import orjson
+
+from memexd.errors import BadUserInput, InvalidTimestamp
+from memexd.ids import MAX_TIME_MS, new_id, timestamp_ms
+from memexd.memory.model import Edge, EdgeFilter, EdgePatch, Item, ItemPatch, NewEdge, NewItem
+from memexd.settings import Settings
 from memexd.types import JSONObject
 
 __all__ = [
     "RESERVED_KINDS",
+    "Limits",
+    "ValidItem",
     "check_edge_kind",
     "check_finite",
     "check_ids",
     "check_limit",
-    "check_object",
+    "check_meta_path",
+    "check_names",
+    "check_opt_uuid",
+    "check_optional_text",
+    "check_prose",
     "check_score",
     "check_text",
+    "check_uuid",
+    "check_uuid7",
+    "edge_filter",
+    "edge_patch",
+    "item_patch",
     "json_object",
+    "json_value",
+    "merged_edge",
+    "merged_item",
+    "new_edge",
+    "new_item",
 ]
 
-EDGE_KIND = re.compile(r"^[A-Z][A-Z0-9_]{0,63}$")
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+_UUID7 = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}")
+_EDGE_KIND = re.compile(r"[A-Z][A-Z0-9_]{0,63}")
+_META_PATH = re.compile(r"[A-Za-z0-9_-]+(?:\.[A-Za-z0-9_-]+)*")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_PROSE_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+#: A JSON number of 19 digits or more might not fit in 64 bits.
+_LONG_NUMBER = re.compile(r"\d{19,}")
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
 #: Relationship types memexd uses itself; an edge kind may not take them.
 RESERVED_KINDS = frozenset({"PARENT", "AWAITS"})
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+MAX_TEXT = 512
+MAX_PROSE = 4096
 
 
-def check_score(value: float | None, field: str, *, required: bool = False) -> float | None:
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """The input limits, from the settings (the README lists their defaults)."""
+
+    max_batch: int = 5_000
+    max_list: int = 1_000
+    max_page: int = 10_000
+    max_offset: int = 100_000
+    max_content_bytes: int = 256 * 1024
+    max_filter_depth: int = 8
+    max_filter_terms: int = 128
+
+    @classmethod
+    def of(cls, s: Settings) -> Limits:
+        return cls(s.max_batch, s.max_list, s.max_page, s.max_offset, s.max_content_bytes,
+                   s.max_filter_depth, s.max_filter_terms)  # fmt: skip
+
+
+# ---------------------------------------------------------------- scalars
+
+
+def check_uuid(value: Any, field: str = "id") -> str:
+    """The canonical (lower-case) form of a UUID string, or ``BAD_USER_INPUT``."""
+    lowered = value.lower() if isinstance(value, str) else None
+    if lowered is None or not _UUID.fullmatch(lowered):
+        raise BadUserInput(f"{value!r} is not a UUID", field=field)
+    return lowered
+
+
+def check_opt_uuid(value: Any, field: str) -> str | None:
+    return None if value is None else check_uuid(value, field)
+
+
+def check_uuid7(value: Any, field: str = "id") -> str:
+    """A UUIDv7 whose time is a real date (up to 9999-12-31): an item's creation
+    time is read from its id, so anything else is ``INVALID_TIMESTAMP``, as
+    MemEX's ``extractTimestamp`` has it."""
+    lowered = check_uuid(value, field)
+    if not _UUID7.fullmatch(lowered):
+        raise InvalidTimestamp(f"{field}: {value!r} is not a UUIDv7, so it carries no time")
+    if timestamp_ms(lowered) > MAX_TIME_MS:
+        raise InvalidTimestamp(f"{field}: {value!r} carries a time after the year 9999")
+    return lowered
+
+
+def check_ids(values: Any, field: str, *, max_len: int) -> list[str]:
+    if not isinstance(values, list | tuple):
+        raise BadUserInput("must be a list of ids", field=field)
+    if len(values) > max_len:
+        raise BadUserInput(f"more than {max_len} ids", field=field)
+    return [check_uuid(v, field) for v in values]
+
+
+def check_text(value: Any, field: str, *, max_len: int = MAX_TEXT) -> str:
+    """A name-like string (scope, kind, author…): non-empty, bounded, no control characters."""
+    if not isinstance(value, str) or not value:
+        raise BadUserInput("must be a non-empty string", field=field)
+    if len(value) > max_len:
+        raise BadUserInput(f"longer than {max_len} characters", field=field)
+    if _CONTROL.search(value):
+        raise BadUserInput("contains control characters", field=field)
+    return value
+
+
+def check_optional_text(value: Any, field: str) -> str | None:
+    return None if value is None else check_text(value, field)
+
+
+def check_prose(value: Any, field: str) -> str | None:
+    """Optional free text (a reason): tabs and line breaks allowed."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise BadUserInput("must be a string", field=field)
+    if len(value) > MAX_PROSE:
+        raise BadUserInput(f"longer than {MAX_PROSE} characters", field=field)
+    if _PROSE_CONTROL.search(value):
+        raise BadUserInput("contains control characters", field=field)
+    return value
+
+
+def check_names(values: Any, field: str, limits: Limits) -> list[str] | None:
+    """An optional list of names (event namespaces, types, meta paths)."""
+    if values is None:
+        return None
+    if not isinstance(values, list | tuple) or len(values) > limits.max_list:
+        raise BadUserInput(f"must be a list of at most {limits.max_list} strings", field=field)
+    return [check_text(v, field) for v in values]
+
+
+def check_score(value: Any, field: str, *, required: bool = False) -> float | None:
     if value is None:
         if required:
             raise BadUserInput("is required", field=field)
@@ -42,25 +168,27 @@ def check_score(value: float | None, field: str, *, required: bool = False) -> f
     return float(value)
 
 
-def check_finite(value: float | None, field: str) -> float | None:
+def check_finite(value: Any, field: str) -> float | None:
     """An optional number that must be finite (weights, thresholds)."""
-    if value is not None and not math.isfinite(value):
-        raise BadUserInput("must be finite", field=field)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise BadUserInput("must be a finite number", field=field)
+    return float(value)
+
+
+def check_limit(value: Any, field: str, *, maximum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise BadUserInput("must be an integer", field=field)
+    if value < 0:
+        raise BadUserInput("must not be negative", field=field)
+    if value > maximum:
+        raise BadUserInput(f"must be at most {maximum}", field=field)
     return value
 
 
-def check_text(value: str | None, field: str, *, max_len: int = 512) -> str:
-    if not isinstance(value, str) or not value:
-        raise BadUserInput("must be a non-empty string", field=field)
-    if len(value) > max_len:
-        raise BadUserInput(f"longer than {max_len} characters", field=field)
-    if _CONTROL.search(value):
-        raise BadUserInput("contains control characters", field=field)
-    return value
-
-
-def check_edge_kind(kind: str, field: str = "kind") -> str:
-    if not isinstance(kind, str) or not EDGE_KIND.match(kind):
+def check_edge_kind(kind: Any, field: str = "kind") -> str:
+    if not isinstance(kind, str) or not _EDGE_KIND.fullmatch(kind):
         raise BadUserInput(
             f"{kind!r} is not a valid edge kind (upper case, digits, underscore; "
             "starts with a letter; at most 64 characters)",
@@ -71,33 +199,176 @@ def check_edge_kind(kind: str, field: str = "kind") -> str:
     return kind
 
 
-def check_object(value: Any, field: str, *, max_bytes: int) -> JSONObject:
-    """A JSON object of bounded size (``content``, ``meta``)."""
-    return json_object(value, field, max_bytes=max_bytes)[0]
+def check_meta_path(path: Any, field: str = "meta") -> str:
+    """A meta dot path: segments of ``[A-Za-z0-9_-]`` joined by dots, ≤ 128 characters."""
+    if not isinstance(path, str) or len(path) > 128 or not _META_PATH.fullmatch(path):
+        raise BadUserInput(f"invalid meta path {path!r}", field=field)
+    return path
+
+
+# ---------------------------------------------------------------- JSON
+
+
+def json_value(value: Any, field: str, *, max_bytes: int) -> str:
+    """Any JSON value of bounded size, as compact text: integers must fit in
+    64 bits (both engines' integers; bigger ones are refused rather than
+    rounded), nesting at most 254 levels."""
+    try:
+        text = orjson.dumps(value).decode()
+    except TypeError as exc:  # orjson.JSONEncodeError: too deep, too big, not JSON
+        raise BadUserInput(f"not storable as JSON ({exc})", field=field) from None
+    # a UTF-8 character takes at most 4 bytes: encode only when it could matter
+    if len(text) * 4 > max_bytes and len(text.encode()) > max_bytes:
+        raise BadUserInput(f"larger than {max_bytes} bytes", field=field)
+    if _LONG_NUMBER.search(text):
+        _check_integers(value, field)
+    return text
 
 
 def json_object(value: Any, field: str, *, max_bytes: int) -> tuple[JSONObject, str]:
     """A JSON object of bounded size and its stored text, serialised once."""
     if not isinstance(value, dict):
         raise BadUserInput("must be a JSON object", field=field)
-    text = dump_json(value)
-    # a UTF-8 character takes at most 4 bytes: encode only when it could matter
-    if len(text) * 4 > max_bytes and len(text.encode()) > max_bytes:
-        raise BadUserInput(f"larger than {max_bytes} bytes", field=field)
-    return value, text
+    return value, json_value(value, field, max_bytes=max_bytes)
 
 
-def check_ids(values: Sequence[str], field: str, *, max_len: int) -> list[str]:
-    if len(values) > max_len:
-        raise BadUserInput(f"more than {max_len} ids", field=field)
-    return [check_uuid(v, field) for v in values]
+def _check_integers(value: Any, field: str) -> None:
+    stack = [value]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, dict):
+            stack.extend(current.values())
+        elif isinstance(current, list):
+            stack.extend(current)
+        elif isinstance(current, int) and not _INT64[0] <= current <= _INT64[1]:
+            raise BadUserInput(f"integer {current} does not fit in 64 bits", field=field)
 
 
-def check_limit(value: int | None, field: str, *, maximum: int) -> int | None:
+# ---------------------------------------------------------------- items
+
+
+@dataclass(frozen=True, slots=True)
+class ValidItem:
+    """A validated new item with its JSON texts, serialised once."""
+
+    item: Item
+    content_json: str
+    meta_json: str | None
+
+
+def new_item(d: NewItem, where: str, limits: Limits) -> ValidItem:
+    item_id = check_uuid7(d.id, f"{where}.id") if d.id is not None else new_id()
+    size = limits.max_content_bytes
+    content, content_json = json_object(d.content, f"{where}.content", max_bytes=size)
+    meta, meta_json = (
+        (None, None) if d.meta is None else json_object(d.meta, f"{where}.meta", max_bytes=size)
+    )
+    parents = () if d.parents is None else d.parents
+    item = Item(
+        id=item_id,
+        scope=check_text(d.scope, f"{where}.scope"),
+        kind=check_text(d.kind, f"{where}.kind"),
+        content=content,
+        author=check_text(d.author, f"{where}.author"),
+        source_kind=check_text(d.source_kind, f"{where}.sourceKind"),
+        authority=check_score(d.authority, f"{where}.authority", required=True) or 0.0,
+        created_at=timestamp_ms(item_id),
+        parents=tuple(check_ids(parents, f"{where}.parents", max_len=limits.max_list)),
+        conviction=check_score(d.conviction, f"{where}.conviction"),
+        importance=check_score(d.importance, f"{where}.importance"),
+        intent_id=check_opt_uuid(d.intent_id, f"{where}.intentId"),
+        task_id=check_opt_uuid(d.task_id, f"{where}.taskId"),
+        meta=meta,
+    )
+    return ValidItem(item, content_json, meta_json)
+
+
+def item_patch(p: ItemPatch, limits: Limits) -> ItemPatch:
+    size = limits.max_content_bytes
+    return ItemPatch(
+        scope=check_optional_text(p.scope, "patch.scope"),
+        kind=check_optional_text(p.kind, "patch.kind"),
+        content=None if p.content is None
+        else json_object(p.content, "patch.content", max_bytes=size)[0],
+        author=check_optional_text(p.author, "patch.author"),
+        source_kind=check_optional_text(p.source_kind, "patch.sourceKind"),
+        parents=None if p.parents is None
+        else tuple(check_ids(p.parents, "patch.parents", max_len=limits.max_list)),
+        authority=check_score(p.authority, "patch.authority"),
+        conviction=check_score(p.conviction, "patch.conviction"),
+        importance=check_score(p.importance, "patch.importance"),
+        intent_id=check_opt_uuid(p.intent_id, "patch.intentId"),
+        task_id=check_opt_uuid(p.task_id, "patch.taskId"),
+        meta=None if p.meta is None else json_object(p.meta, "patch.meta", max_bytes=size)[0],
+    )  # fmt: skip
+
+
+def merged_item(current: Item, patch: ItemPatch, limits: Limits) -> Item:
+    """MemEX update: content and meta merge shallowly, other given fields
+    replace; the merged content and meta keep the size limit."""
+    changes = patch.given()
+    if patch.content is not None:
+        changes["content"] = {**current.content, **patch.content}
+        json_object(changes["content"], "patch.content", max_bytes=limits.max_content_bytes)
+    if patch.meta is not None:
+        changes["meta"] = {**(current.meta or {}), **patch.meta}
+        json_object(changes["meta"], "patch.meta", max_bytes=limits.max_content_bytes)
+    if patch.parents is not None:
+        changes["parents"] = tuple(patch.parents)
+    return replace(current, **changes)
+
+
+# ---------------------------------------------------------------- edges
+
+
+def new_edge(d: NewEdge, limits: Limits) -> Edge:
+    return Edge(
+        edge_id=check_uuid(d.edge_id, "edgeId") if d.edge_id is not None else new_id(),
+        from_id=check_uuid(d.from_id, "from"),
+        to_id=check_uuid(d.to_id, "to"),
+        kind=check_edge_kind(d.kind),
+        author=check_text(d.author, "author"),
+        source_kind=check_text(d.source_kind, "sourceKind"),
+        authority=check_score(d.authority, "authority", required=True) or 0.0,
+        weight=check_finite(d.weight, "weight"),
+        active=_flag(d.active, "active", default=True),
+        meta=None if d.meta is None
+        else json_object(d.meta, "meta", max_bytes=limits.max_content_bytes)[0],
+    )  # fmt: skip
+
+
+def edge_patch(p: EdgePatch, limits: Limits) -> EdgePatch:
+    return EdgePatch(
+        kind=None if p.kind is None else check_edge_kind(p.kind, "patch.kind"),
+        weight=check_finite(p.weight, "patch.weight"),
+        authority=check_score(p.authority, "patch.authority"),
+        active=None if p.active is None else _flag(p.active, "patch.active", default=True),
+        meta=None if p.meta is None
+        else json_object(p.meta, "patch.meta", max_bytes=limits.max_content_bytes)[0],
+    )  # fmt: skip
+
+
+def merged_edge(current: Edge, patch: EdgePatch, limits: Limits) -> Edge:
+    changes = patch.given()
+    if patch.meta is not None:
+        changes["meta"] = {**(current.meta or {}), **patch.meta}
+        json_object(changes["meta"], "patch.meta", max_bytes=limits.max_content_bytes)
+    return replace(current, **changes)
+
+
+def edge_filter(f: EdgeFilter) -> EdgeFilter:
+    return EdgeFilter(
+        from_id=check_opt_uuid(f.from_id, "filter.from"),
+        to_id=check_opt_uuid(f.to_id, "filter.to"),
+        kind=None if f.kind is None else check_edge_kind(f.kind, "filter.kind"),
+        min_weight=check_finite(f.min_weight, "filter.minWeight"),
+        active_only=_flag(f.active_only, "filter.activeOnly", default=True),
+    )
+
+
+def _flag(value: Any, field: str, *, default: bool) -> bool:
     if value is None:
-        return None
-    if value < 0:
-        raise BadUserInput("must not be negative", field=field)
-    if value > maximum:
-        raise BadUserInput(f"must be at most {maximum}", field=field)
+        return default
+    if not isinstance(value, bool):
+        raise BadUserInput("must be true or false", field=field)
     return value

@@ -18,10 +18,10 @@ from strawberry.asgi import GraphQL
 
 from memexd.core import Memex
 from memexd.errors import MemexError
-from memexd.events.log import Origin
+from memexd.events.vocabulary import Origin
 from memexd.graph.migrations import migrate
 from memexd.graph.open import open_store
-from memexd.schema import build_schema
+from memexd.schema.build import build_schema
 from memexd.server.context import Context
 from memexd.server.http import BodyLimit
 from memexd.server.loaders import Loaders

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from starlette.requests import Request
 
 from memexd.core import Memex
-from memexd.events.log import Origin
+from memexd.events.vocabulary import Origin
 from memexd.server.loaders import Loaders
 
 __all__ = ["Context"]

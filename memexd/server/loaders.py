@@ -55,7 +55,7 @@ class Loaders:
         return loader
 
     async def _items(self, ids: list[str]) -> Sequence[Item | None]:
-        found = await self.memex.item_reads.get_many(ids)
+        found = await self.memex.item_reads.fetch(ids)
         return [found.get(i) for i in ids]
 
     async def _children(self, ids: list[str]) -> Sequence[list[Item]]:

@@ -2,10 +2,12 @@
 // Lint memexd's Cypher files with Neo4j's own parser and semantic analysis
 // (npm @neo4j-cypher/language-support, pinned in package.json).
 //
-//   node tools/cypher-lint/lint.mjs [--json] [FILE.cypher ...]
+//   node tools/cypher-lint/lint.mjs [--json] PATH ...
 //
-// With no files: every *.cypher under cypher/ and migrations/ of the repo
-// root (found from this script's location, not the working directory).
+// Each PATH is a .cypher file or a folder searched for them. Query files use
+// includes (@item(n), …) that memexd expands when it loads them, so lint the
+// composed text: `python -m memexd.graph.cypher OUT` writes it to OUT (the
+// test suite does this and lints OUT and migrations/).
 // Each file may declare its parameters on a `// @params a b c` line (the same
 // line memexd.graph.cypher reads); exactly those are declared to the linter,
 // so any other `$param` is an error. Files may hold several `;`-separated
@@ -23,7 +25,6 @@ const SEVERITY_ERROR = 1;
 const SEVERITY_WARNING = 2;
 
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
-const DEFAULT_DIRS = ['cypher', 'migrations'];
 // Same rule as memexd/graph/cypher.py: the first `// @params ...` line wins.
 const PARAMS_LINE = /^\/\/\s*@params\b(.*)$/m;
 
@@ -77,15 +78,15 @@ function main(argv) {
   const json = argv.includes('--json');
   const args = argv.filter((a) => a !== '--json');
   const unknown = args.filter((a) => a.startsWith('-'));
-  if (unknown.length > 0) {
-    process.stderr.write(`unknown option(s): ${unknown.join(' ')}\n`);
-    process.stderr.write('usage: node lint.mjs [--json] [FILE.cypher ...]\n');
+  if (unknown.length > 0 || args.length === 0) {
+    if (unknown.length > 0) process.stderr.write(`unknown option(s): ${unknown.join(' ')}\n`);
+    process.stderr.write('usage: node lint.mjs [--json] PATH ...\n');
     return 2;
   }
-  const files = (args.length > 0
-    ? args.map((a) => path.resolve(a))
-    : DEFAULT_DIRS.flatMap((d) => cypherFilesUnder(path.join(REPO_ROOT, d)))
-  ).sort();
+  const files = args.flatMap((a) => {
+    const full = path.resolve(a);
+    return full.endsWith('.cypher') ? [full] : cypherFilesUnder(full);
+  }).sort();
 
   const errors = [];
   const warnings = [];

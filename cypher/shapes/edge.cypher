@@ -1,0 +1,6 @@
+// The edge projection: a typed edge with its kind (the relationship type) and
+// its endpoints' ids. Included as @edge(r, a, b) wherever a query returns edges.
+// @shape rel src dst
+MATCH (src:Item)-[rel]->(dst:Item)
+RETURN /*<shape>*/rel {.edge_id, .weight, .author, .source_kind, .authority, .active,
+  .meta, .version, kind: type(rel), from_id: src.id, to_id: dst.id}/*</shape>*/ AS edge

@@ -1,0 +1,5 @@
+// The event projection, as the log is read. Included as @event(e).
+// @shape node
+MATCH (node:Event)
+RETURN /*<shape>*/node {.id, .namespace, .type, .ts, .trace_id, .cause_id, .payload,
+  .scope, .subject}/*</shape>*/ AS event

@@ -1,0 +1,7 @@
+// The item projection: every stored field an Item record is read from.
+// Included as @item(x) wherever a query returns items.
+// @shape node
+MATCH (node:Item)
+RETURN /*<shape>*/node {.id, .scope, .kind, .content, .author, .source_kind, .parents,
+  .authority, .conviction, .importance, .intent_id, .task_id, .meta, .created_at,
+  .retracted, .version}/*</shape>*/ AS item

@@ -1,0 +1,32 @@
+"""Assembling the schema: root types plus the cross-cutting extensions."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import strawberry
+from memexd.schema.mutation import Mutation
+from memexd.schema.query import Query
+
+from memexd.server.extensions import schema_extensions
+from memexd.settings import Settings
+
+__all__ = ["build_schema", "sdl"]
+
+
+class _Schema(strawberry.Schema):
+    def process_errors(self, errors: Any, execution_context: Any = None) -> None:
+        """Client errors are not server incidents; ``ErrorCodes`` logs internal ones."""
+
+
+def build_schema(settings: Settings | None = None) -> strawberry.Schema:
+    return _Schema(
+        query=Query,
+        mutation=Mutation,
+        extensions=schema_extensions(settings or Settings()),
+    )
+
+
+def sdl() -> str:
+    """The schema as SDL text, as exported to ``schema/schema.graphql``."""
+    return build_schema().as_str() + "\n"

@@ -1,0 +1,64 @@
+"""Lifecycle events in GraphQL: the ``Event`` type, its filter and results."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import strawberry
+from strawberry.scalars import JSON
+
+from memexd.events.log import EventFilter as EventFilterRecord
+from memexd.events.vocabulary import Event as EventRecord
+from memexd.ids import ms_to_datetime
+
+__all__ = ["Event", "EventFilter", "EventsResult"]
+
+
+@strawberry.type(description="A lifecycle event, as MemEX names it and shapes its payload.")
+class Event:
+    id: strawberry.ID = strawberry.field(description="UUIDv7; also a cursor for `events(after:)`.")
+    namespace: str = strawberry.field(description="`memory`, `edge`, `intent` or `task`.")
+    type: str = strawberry.field(description="`memory.created`, `edge.updated`, …")
+    ts: datetime = strawberry.field(description="When the command ran.")
+    trace_id: str | None = strawberry.field(
+        description="The request's `x-trace-id` (or W3C `traceparent` trace id)."
+    )
+    cause_id: str | None = strawberry.field(description="The event that caused this one, if any.")
+    payload: JSON = strawberry.field(description="What changed, in MemEX's snake_case JSON.")
+
+    @classmethod
+    def of(cls, event: EventRecord) -> Event:
+        return cls(
+            id=strawberry.ID(event.id),
+            namespace=event.namespace,
+            type=event.type,
+            ts=ms_to_datetime(event.ts),
+            trace_id=event.trace_id,
+            cause_id=event.cause_id,
+            payload=JSON(event.payload),
+        )
+
+    @classmethod
+    def all(cls, events: list[EventRecord]) -> list[Event]:
+        return [cls.of(e) for e in events]
+
+
+@strawberry.input(description="Which events to read; all fields AND-combined.")
+class EventFilter:
+    namespaces: list[str] | None = strawberry.field(
+        default=None, description="Only these namespaces (`memory`, `edge`, …)."
+    )
+    types: list[str] | None = strawberry.field(
+        default=None, description="Only these types (`memory.retracted`, …)."
+    )
+    scope_prefix: str | None = strawberry.field(
+        default=None, description="Only events about things whose scope starts with this."
+    )
+
+    def draft(self) -> EventFilterRecord:
+        return EventFilterRecord(self.namespaces, self.types, self.scope_prefix)
+
+
+@strawberry.type(description="The events a command emitted.")
+class EventsResult:
+    events: list[Event] = strawberry.field(description="In the order they were logged.")

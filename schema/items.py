@@ -1,0 +1,226 @@
+"""Memory items in GraphQL: the ``MemoryItem`` type, its inputs and results.
+
+Nested fields read through the per-request loaders, so N items with their
+parents cost one database round trip per nesting level.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Annotated
+
+import strawberry
+from memexd.schema.common import Direction, Info, flat
+from memexd.schema.events import Event
+from strawberry.scalars import JSON
+
+from memexd.events.vocabulary import Event as EventRecord
+from memexd.ids import ms_to_datetime
+from memexd.memory.model import Item, ItemPatch, NewItem
+
+if TYPE_CHECKING:
+    from memexd.schema.edges import Edge
+
+__all__ = ["ItemResult", "ItemsResult", "MemoryItem", "MemoryItemInput", "MemoryItemPatch"]
+
+_Edge = Annotated["Edge", strawberry.lazy("memexd.schema.edges")]
+
+
+@strawberry.type(description="A belief: content with provenance, trust scores and scope.")
+class MemoryItem:
+    id: strawberry.ID = strawberry.field(description="UUIDv7; its time is the creation time.")
+    scope: str = strawberry.field(
+        description="Where the belief applies, e.g. `project:acme`; filter by prefix."
+    )
+    kind: str = strawberry.field(description="What sort of belief: `observation`, `fact`, …")
+    content: JSON = strawberry.field(description="The belief itself: any JSON object.")
+    author: str = strawberry.field(description="Who asserted it: `user:…`, `agent:…`, `system:…`.")
+    source_kind: str = strawberry.field(
+        description="How it was obtained: `user_explicit`, `observed`, `agent_inferred`, …"
+    )
+    parents: list[strawberry.ID] = strawberry.field(
+        description="Ids it was derived from, in order; may name ids that do not exist."
+    )
+    authority: float = strawberry.field(description="How much to trust the source, in [0, 1].")
+    conviction: float | None = strawberry.field(
+        description="How sure the author is, in [0, 1]; absent counts as 0 in filters."
+    )
+    importance: float | None = strawberry.field(
+        description="How much it matters, in [0, 1]; absent counts as 0 in filters."
+    )
+    intent_id: strawberry.ID | None = strawberry.field(description="The intent it serves.")
+    task_id: strawberry.ID | None = strawberry.field(description="The task that produced it.")
+    meta: JSON | None = strawberry.field(
+        description="Free-form JSON object; dot paths are filterable (`meta`, `metaHas`)."
+    )
+    created_at: datetime = strawberry.field(description="Creation time, read from the id.")
+    retracted: bool = strawberry.field(
+        description="Retracted items are tombstones, invisible unless asked for."
+    )
+
+    @classmethod
+    def of(cls, item: Item) -> MemoryItem:
+        return cls(
+            id=strawberry.ID(item.id),
+            scope=item.scope,
+            kind=item.kind,
+            content=JSON(item.content),
+            author=item.author,
+            source_kind=item.source_kind,
+            parents=[strawberry.ID(p) for p in item.parents],
+            authority=item.authority,
+            conviction=item.conviction,
+            importance=item.importance,
+            intent_id=None if item.intent_id is None else strawberry.ID(item.intent_id),
+            task_id=None if item.task_id is None else strawberry.ID(item.task_id),
+            meta=None if item.meta is None else JSON(item.meta),
+            created_at=ms_to_datetime(item.created_at),
+            retracted=item.retracted,
+        )
+
+    @classmethod
+    def all(cls, items: list[Item]) -> list[MemoryItem]:
+        return [cls.of(i) for i in items]
+
+    @strawberry.field(description="Live parents that exist, in the order `parents` lists them.")
+    async def parent_items(self, info: Info) -> list[MemoryItem]:
+        unique = list(dict.fromkeys(self.parents))
+        found = await info.context.loaders.items.load_many(unique)
+        return [MemoryItem.of(item) for item in found if item is not None]
+
+    @strawberry.field(description="Live items that list this one as a parent.")
+    async def children(self, info: Info) -> list[MemoryItem]:
+        return MemoryItem.all(await info.context.loaders.children.load(self.id))
+
+    @strawberry.field(description="Direct aliases: live items joined by an active ALIAS edge.")
+    async def aliases(self, info: Info) -> list[MemoryItem]:
+        return MemoryItem.all(await info.context.loaders.aliases.load(self.id))
+
+    @strawberry.field(
+        description="Live items on the other side of active CONTRADICTS edges (never itself)."
+    )
+    async def contradicted_by(self, info: Info) -> list[MemoryItem]:
+        return MemoryItem.all(await info.context.loaders.contradicted_by.load(self.id))
+
+    @strawberry.field(description="Edges touching this item (active ones unless told).")
+    async def edges(
+        self,
+        info: Info,
+        direction: Annotated[
+            Direction | None, strawberry.argument(description="Which way the edges point.")
+        ] = Direction.BOTH,
+        kind: Annotated[
+            str | None, strawberry.argument(description="Only edges of this kind.")
+        ] = None,
+        active_only: Annotated[
+            bool, strawberry.argument(description="Leave out deactivated edges.")
+        ] = True,
+    ) -> list[_Edge]:
+        from memexd.schema.edges import Edge  # here: that module imports this one
+
+        way = (direction or Direction.BOTH).name
+        loader = info.context.loaders.edges(way, kind, active_only)
+        return [Edge.of(e) for e in await loader.load(self.id)]
+
+
+_ITEM_FIELDS = {
+    "id": "A UUIDv7 of your own (idempotent retries, interop); generated when absent.",
+    "scope": "Where the belief applies, e.g. `project:acme`.",
+    "kind": "What sort of belief: `observation`, `fact`, `hypothesis`, …",
+    "content": "The belief itself: a JSON object.",
+    "author": "Who asserts it: `user:…`, `agent:…`, `system:…`.",
+    "source_kind": "How it was obtained: `user_explicit`, `observed`, `agent_inferred`, …",
+    "parents": "Ids it derives from, in order (they need not exist yet).",
+    "authority": "How much to trust the source, in [0, 1].",
+    "conviction": "How sure the author is, in [0, 1].",
+    "importance": "How much it matters, in [0, 1].",
+    "intent_id": "The intent it serves.",
+    "task_id": "The task that produced it.",
+    "meta": "Free-form JSON object (agent_id, session_id, tags…), filterable by dot path.",
+}
+
+
+def _d(name: str) -> str:
+    return _ITEM_FIELDS[name]
+
+
+@flat
+@strawberry.input(description="A new memory item.")
+class MemoryItemInput:
+    id: strawberry.ID | None = strawberry.field(default=None, description=_d("id"))
+    scope: str = strawberry.field(description=_d("scope"))
+    kind: str = strawberry.field(description=_d("kind"))
+    content: JSON = strawberry.field(description=_d("content"))
+    author: str = strawberry.field(description=_d("author"))
+    source_kind: str = strawberry.field(description=_d("source_kind"))
+    parents: list[strawberry.ID] | None = strawberry.field(default=None, description=_d("parents"))
+    authority: float = strawberry.field(description=_d("authority"))
+    conviction: float | None = strawberry.field(default=None, description=_d("conviction"))
+    importance: float | None = strawberry.field(default=None, description=_d("importance"))
+    intent_id: strawberry.ID | None = strawberry.field(default=None, description=_d("intent_id"))
+    task_id: strawberry.ID | None = strawberry.field(default=None, description=_d("task_id"))
+    meta: JSON | None = strawberry.field(default=None, description=_d("meta"))
+
+    def draft(self) -> NewItem:
+        return NewItem(
+            id=self.id, scope=self.scope, kind=self.kind, content=self.content,
+            author=self.author, source_kind=self.source_kind, authority=self.authority,
+            parents=self.parents, conviction=self.conviction, importance=self.importance,
+            intent_id=self.intent_id, task_id=self.task_id, meta=self.meta,
+        )  # fmt: skip
+
+
+@flat
+@strawberry.input(
+    description="Changes to an item: given fields replace, `content` and `meta` merge "
+    "shallowly, absent or null fields stay as they are."
+)
+class MemoryItemPatch:
+    scope: str | None = strawberry.field(default=None, description=_d("scope"))
+    kind: str | None = strawberry.field(default=None, description=_d("kind"))
+    content: JSON | None = strawberry.field(
+        default=None, description="Keys to set in the content (a shallow merge)."
+    )
+    author: str | None = strawberry.field(default=None, description=_d("author"))
+    source_kind: str | None = strawberry.field(default=None, description=_d("source_kind"))
+    parents: list[strawberry.ID] | None = strawberry.field(
+        default=None, description="The new parent list (replaces the old one)."
+    )
+    authority: float | None = strawberry.field(default=None, description=_d("authority"))
+    conviction: float | None = strawberry.field(default=None, description=_d("conviction"))
+    importance: float | None = strawberry.field(default=None, description=_d("importance"))
+    intent_id: strawberry.ID | None = strawberry.field(default=None, description=_d("intent_id"))
+    task_id: strawberry.ID | None = strawberry.field(default=None, description=_d("task_id"))
+    meta: JSON | None = strawberry.field(
+        default=None, description="Keys to set in meta (a shallow merge)."
+    )
+
+    def draft(self) -> ItemPatch:
+        return ItemPatch(
+            scope=self.scope, kind=self.kind, content=self.content, author=self.author,
+            source_kind=self.source_kind, parents=self.parents, authority=self.authority,
+            conviction=self.conviction, importance=self.importance,
+            intent_id=self.intent_id, task_id=self.task_id, meta=self.meta,
+        )  # fmt: skip
+
+
+@strawberry.type(description="The item a command wrote and the events it emitted.")
+class ItemResult:
+    item: MemoryItem = strawberry.field(description="The item as stored.")
+    events: list[Event] = strawberry.field(description="The events the command emitted.")
+
+
+@strawberry.type(description="The items a batch created and the events it emitted.")
+class ItemsResult:
+    """Built lazily: a batch of thousands usually selects only ``items { id }``."""
+
+    created: strawberry.Private[list[Item]]
+    emitted: strawberry.Private[list[EventRecord]]
+
+    @strawberry.field(description="The items as stored, in input order.")
+    def items(self) -> list[MemoryItem]:
+        return MemoryItem.all(self.created)
+
+    @strawberry.field(description="One `memory.created` event per item, in input order.")
+    def events(self) -> list[Event]:
+        return Event.all(self.emitted)
