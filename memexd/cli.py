@@ -1,18 +1,28 @@
-"""The ``memexd`` command line: serve, migrate, export-schema."""
+"""The ``memexd`` command line: serve, migrate, export-schema.
+
+Anything that stops ``serve`` or ``migrate`` from starting (a bad setting, the
+port in use, a locked or unwritable data directory, a missing engine program,
+an unreachable engine) is one line on stderr and exit status 2.
+"""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import errno
 import logging
+import socket
 import sys
 from pathlib import Path
 from typing import Any
 
 from memexd import __version__
+from memexd.errors import StartupError
 from memexd.settings import Settings, load_settings
 
 __all__ = ["main"]
+
+STARTUP_FAILED = 2
 
 
 def _connection_flags(parser: argparse.ArgumentParser) -> None:
@@ -22,7 +32,7 @@ def _connection_flags(parser: argparse.ArgumentParser) -> None:
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="memexd", description=__doc__)
+    parser = argparse.ArgumentParser(prog="memexd", description=__doc__.splitlines()[0])
     parser.add_argument("--version", action="version", version=f"memexd {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)
 
@@ -47,27 +57,76 @@ def _settings(args: argparse.Namespace) -> Settings:
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handler: dict[str, Any] = {"serve": _serve, "migrate": _migrate, "export-schema": _export}
-    return int(handler[args.command](args))
+    try:
+        return int(handler[args.command](args))
+    except StartupError as exc:
+        print(f"memexd: {exc.message}", file=sys.stderr)
+        return STARTUP_FAILED
 
 
 def _serve(args: argparse.Namespace) -> int:
-    import uvicorn
-
-    from memexd.server.app import create_app
-
     settings = _settings(args)
     logging.basicConfig(
         level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
     )
-    uvicorn.run(
-        create_app(settings),
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        access_log=settings.access_log,
-        lifespan="on",
-    )
+    listener = _bind(settings.host, settings.port)
+    try:
+        asyncio.run(_run(settings, listener))
+    finally:
+        listener.close()
     return 0
+
+
+def _bind(host: str, port: int) -> socket.socket:
+    """The listening socket, bound before the engine starts (a busy port fails fast)."""
+    try:
+        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except socket.gaierror as exc:
+        raise StartupError(f"cannot listen on {host}: {exc.strerror}") from None
+    family, kind, proto, _, address = infos[0]
+    listener = socket.socket(family, kind, proto)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        listener.bind(address)
+    except OSError as exc:
+        listener.close()
+        if exc.errno == errno.EADDRINUSE:
+            raise StartupError(f"port {port} on {host} is already in use") from None
+        raise StartupError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+    listener.set_inheritable(False)
+    return listener
+
+
+async def _run(settings: Settings, listener: socket.socket) -> None:
+    import uvicorn
+
+    from memexd.graph import Graph
+    from memexd.graph.migrations import migrate
+    from memexd.graph.open import open_store
+    from memexd.server.app import create_app
+    from memexd.server.protocol import guarded_protocol
+
+    store = await open_store(settings)
+    try:
+        applied = await migrate(Graph(store))
+        logging.getLogger("memexd").info(
+            "graph ready (%s); %d migrations applied", store.backend, len(applied)
+        )
+        config = uvicorn.Config(
+            create_app(settings, store=store),
+            log_level=settings.log_level,
+            access_log=settings.access_log,
+            lifespan="on",
+            http=guarded_protocol(
+                header_timeout=settings.header_timeout_s,
+                body_timeout=settings.body_timeout_s,
+                max_connections=settings.max_connections,
+            ),
+            timeout_keep_alive=max(1, round(settings.keep_alive_s)),
+        )
+        await uvicorn.Server(config).serve(sockets=[listener])
+    finally:
+        await store.close()
 
 
 def _migrate(args: argparse.Namespace) -> int:

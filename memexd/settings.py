@@ -60,9 +60,9 @@ class Settings(BaseSettings):
     max_body_bytes: Positive = 4 * 1024 * 1024
     max_query_depth: Positive = 12
     max_aliases: Positive = 30
-    max_tokens: Positive = 20_000
+    max_tokens: Positive = 10_000
     max_fields: Positive = 2_000
-    max_cost: Positive = 200_000
+    max_cost: Positive = 500_000
     max_batch: Positive = 5_000
     max_list: Positive = 1_000
     max_page: Positive = 10_000

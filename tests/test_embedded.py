@@ -15,7 +15,7 @@ import httpx
 import pytest
 import redis
 
-from memexd.errors import StorageUnavailable
+from memexd.errors import StartupError
 from memexd.graph.embedded import EmbeddedFalkor
 
 MEMEXD = [sys.executable, "-m", "memexd.cli"]
@@ -55,8 +55,8 @@ async def test_engine_settings_and_clean_stop(tmp_path: Path) -> None:
     config = dict(client.execute_command("GRAPH.CONFIG", "GET", "*"))
     assert (config["TIMEOUT_MAX"], config["TIMEOUT_DEFAULT"]) == (1234, 1234)
     assert config["QUERY_MEM_CAPACITY"] == 64 * 1024 * 1024
-    with pytest.raises(StorageUnavailable, match="already serves"):
-        await EmbeddedFalkor(tmp_path).start()
+    with pytest.raises(StartupError, match="in use by another memexd"):
+        await EmbeddedFalkor(tmp_path, lock_wait_s=0).start()
     pid = engine.pid
     assert pid is not None
     await engine.stop()

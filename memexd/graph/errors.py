@@ -18,13 +18,27 @@ from memexd.errors import (
     StorageUnavailable,
 )
 
-__all__ = ["MissingGraph", "falkordb_errors", "neo4j_errors"]
+__all__ = [
+    "ConnectionLost",
+    "EngineUnreachable",
+    "MissingGraph",
+    "falkordb_errors",
+    "neo4j_errors",
+]
 
 log = logging.getLogger("memexd.graph")
 
 
 class MissingGraph(StorageError):
     """FalkorDB: a read-only query on a graph nobody has written yet."""
+
+
+class EngineUnreachable(StorageUnavailable):
+    """No connection could be made: nothing was sent, so sending again is safe."""
+
+
+class ConnectionLost(StorageUnavailable):
+    """The connection broke after the query was sent: its outcome is unknown."""
 
 
 _FALKOR_EXHAUSTED = ("timed out", "timeout", "mem consumption exceeded", "memory capacity")
@@ -50,10 +64,25 @@ def falkordb_errors() -> Iterator[None]:
         log.error("falkordb rejected a query: %s", text)
         raise StorageError("graph engine error") from exc
     except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:
-        raise StorageUnavailable("graph engine unavailable") from exc
+        raise _unavailable(exc) from exc
     except redis_errors.RedisError as exc:
         log.error("falkordb client error: %s", exc)
         raise StorageError("graph engine error") from exc
+
+
+def _unavailable(exc: Exception) -> MemexError:
+    text = str(exc)
+    if "No connection available" in text:
+        return StorageUnavailable(
+            "every connection to the graph engine is busy (MEMEXD_POOL_SIZE); try again"
+        )
+    if "connecting" in text or not isinstance(exc, redis_errors.RedisError):
+        return EngineUnreachable("the graph engine is unavailable; try again")
+    if isinstance(exc, redis_errors.TimeoutError):
+        return ResourceExhausted("the graph engine did not answer in time")
+    return ConnectionLost(
+        "the connection to the graph engine broke; the request may or may not have taken effect"
+    )
 
 
 @contextmanager

@@ -1,40 +1,60 @@
-"""FalkorDB over its native protocol (never the experimental Bolt port)."""
+"""FalkorDB over its native protocol (never the experimental Bolt port).
+
+Commands go through redis-py's asyncio client, the transport of the falkordb
+client, with a bounded connection pool of our own: the falkordb client's
+start-up cluster probe rebuilds a synchronous client from the pool's
+settings, which an asyncio blocking pool cannot give it.
+"""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlparse
 
-from falkordb.asyncio import FalkorDB
+from redis.asyncio import BlockingConnectionPool, Redis, UnixDomainSocketConnection
+from redis.asyncio.retry import Retry
+from redis.backoff import NoBackoff
 
 from memexd.errors import BadUserInput, StorageError
-from memexd.graph.errors import MissingGraph, falkordb_errors
+from memexd.graph.embedded import EmbeddedFalkor
+from memexd.graph.errors import ConnectionLost, EngineUnreachable, MissingGraph, falkordb_errors
 from memexd.types import Params, Row
 
 __all__ = ["FalkorStore", "encode_params"]
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
+#: How long a query waits for a restarting embedded engine.
+_RESTART_WAIT = 15.0
 
 
 class FalkorStore:
-    """A :class:`memexd.types.GraphStore` on one FalkorDB graph."""
+    """A :class:`memexd.types.GraphStore` on one FalkorDB graph.
+
+    Connections come from a bounded pool: past ``pool_size`` queries in
+    flight, a query waits up to ``pool_wait_ms`` for one, then fails with
+    ``UNAVAILABLE``. The client never retries by itself (a write re-sent after
+    a broken connection could apply twice). With an embedded engine, a query
+    that finds it down waits for the supervisor to bring it back; a read that
+    lost its connection is sent again, a write is not (its outcome is unknown).
+    """
 
     backend = "falkordb"
 
     def __init__(
         self,
-        client: FalkorDB,
+        client: Redis,
         graph: str,
         timeout_ms: int | None = None,
-        on_close: Callable[[], Awaitable[None]] | None = None,
+        engine: EmbeddedFalkor | None = None,
     ) -> None:
         self._client = client
-        self._graph = client.select_graph(graph)
+        self._graph = graph
         self._timeout = timeout_ms
-        self._on_close = on_close
+        self._engine = engine
+        self._restarts = 0
 
     @classmethod
     def connect(
@@ -45,30 +65,41 @@ class FalkorStore:
         graph: str,
         password: str | None = None,
         timeout_ms: int | None = None,
-        on_close: Callable[[], Awaitable[None]] | None = None,
+        pool_size: int = 64,
+        pool_wait_ms: int = 5_000,
+        engine: EmbeddedFalkor | None = None,
     ) -> FalkorStore:
-        # The client talks to the server while it is built (a cluster probe).
-        with falkordb_errors():
-            if unix_socket is not None:
-                client = FalkorDB(unix_socket_path=unix_socket, max_connections=64)
-            else:
-                parsed = urlparse(uri or "")
-                client = FalkorDB(
-                    host=parsed.hostname or "localhost",
-                    port=parsed.port or 6379,
-                    username=parsed.username or None,
-                    password=parsed.password or password,
-                    max_connections=64,
-                )
-        return cls(client, graph, timeout_ms, on_close)
+        options: dict[str, Any] = {
+            "max_connections": pool_size,
+            "timeout": pool_wait_ms / 1000,
+            "decode_responses": True,
+            "retry": Retry(NoBackoff(), 0),
+            "socket_connect_timeout": 5,
+            # a backstop: the engine's own timeout answers first
+            "socket_timeout": None if timeout_ms is None else timeout_ms / 1000 + 30,
+        }
+        if unix_socket is not None:
+            pool = BlockingConnectionPool(
+                connection_class=UnixDomainSocketConnection, path=unix_socket, **options
+            )
+        else:
+            parsed = urlparse(uri or "")
+            pool = BlockingConnectionPool(
+                host=parsed.hostname or "localhost",
+                port=parsed.port or 6379,
+                username=parsed.username or None,
+                password=parsed.password or password,
+                **options,
+            )
+        return cls(Redis(connection_pool=pool), graph, timeout_ms, engine)
 
     @property
     def graph_name(self) -> str:
-        return str(self._graph.name)
+        return self._graph
 
     def with_graph(self, graph: str) -> FalkorStore:
         """Another graph on the same server and connection pool."""
-        return FalkorStore(self._client, graph, self._timeout)
+        return FalkorStore(self._client, graph, self._timeout, self._engine)
 
     async def read(self, text: str, params: Params) -> list[Row]:
         return await self._run(text, params, read_only=True)
@@ -77,38 +108,60 @@ class FalkorStore:
         return await self._run(text, params, read_only=False)
 
     async def execute_ddl(self, text: str) -> None:
-        with falkordb_errors():
-            await self._graph.query(text)
+        await self._send(["GRAPH.QUERY", self._graph, text])
 
     async def create_unique(self, label: str, prop: str) -> None:
-        with falkordb_errors():
-            await self._graph.create_node_unique_constraint(label, prop)
+        command = ["GRAPH.CONSTRAINT", "CREATE", self._graph, "UNIQUE", "NODE", label]
+        await self._send([*command, "PROPERTIES", 1, prop])
+
+    async def compact(self) -> None:
+        """Compact the embedded engine's append-only file (after schema changes)."""
+        if self._engine is not None:
+            await self._engine.compact()
 
     async def drop(self) -> None:
         """Delete the whole graph (tests, ``memexd reset``)."""
-        with falkordb_errors():
-            await self._graph.delete()
+        await self._send(["GRAPH.DELETE", self._graph])
 
     async def ping(self) -> None:
-        with falkordb_errors():
-            await self._client.connection.ping()
+        await self._send(["PING"])
 
     async def close(self) -> None:
-        await self._client.connection.aclose()
-        if self._on_close is not None:
-            await self._on_close()
+        await self._client.aclose()
+        if self._engine is not None:
+            await self._engine.stop()
 
     async def _run(self, text: str, params: Params, *, read_only: bool) -> list[Row]:
-        command = ["GRAPH.RO_QUERY" if read_only else "GRAPH.QUERY", self._graph.name]
+        command: list[Any] = ["GRAPH.RO_QUERY" if read_only else "GRAPH.QUERY", self._graph]
         command += [encode_params(params) + text, "--compact"]
         if self._timeout:
             command += ["timeout", self._timeout]
         try:
+            return await self._send(command)
+        except EngineUnreachable:
+            if not await self._engine_back():
+                raise
+        except ConnectionLost:
+            if not read_only or not await self._engine_back():
+                raise
+        return await self._send(command)
+
+    async def _send(self, command: list[Any]) -> list[Row]:
+        engine = self._engine
+        if engine is not None and engine.restarts != self._restarts:
+            # connections kept from before a restart point at a dead process
+            self._restarts = engine.restarts
+            await self._client.connection_pool.disconnect(inuse_connections=False)
+        try:
             with falkordb_errors():
-                reply = await self._client.connection.execute_command(*command)
+                reply = await self._client.execute_command(*command)  # type: ignore[no-untyped-call]
                 return _rows(reply)
         except MissingGraph:
             return []  # nothing written yet: every read is empty
+
+    async def _engine_back(self) -> bool:
+        """Whether a supervised engine is (again) answering, waiting a while."""
+        return self._engine is not None and await self._engine.wait_ready(_RESTART_WAIT)
 
 
 def _rows(reply: list[Any]) -> list[Row]:
@@ -117,6 +170,8 @@ def _rows(reply: list[Any]) -> list[Row]:
     Our own parser: the client's awaits once per value, which made reading
     10,000 items cost 0.4 s. memexd queries return scalars, lists and maps only.
     """
+    if not isinstance(reply, list):
+        return []  # PING, DDL and other replies that carry no rows
     for part in reply:
         if isinstance(part, Exception):
             raise part

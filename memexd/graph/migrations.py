@@ -78,6 +78,10 @@ async def migrate(graph: Graph) -> list[Migration]:
         )
         log.info("applied migration %04d_%s", migration.version, migration.name)
         applied.append(migration)
+    if any(m.is_constraints for m in applied) and isinstance(graph.store, FalkorStore):
+        # FalkorDB logs each constraint command twice in its append-only file,
+        # and replaying the copy fails at every start; compaction drops it.
+        await graph.store.compact()
     return applied
 
 

@@ -1,9 +1,15 @@
-"""Build the configured store: embedded FalkorDB, external FalkorDB or Neo4j."""
+"""Build the configured store: embedded FalkorDB, external FalkorDB or Neo4j.
+
+Whatever stops the engine from being ready becomes a one-line
+:class:`~memexd.errors.StartupError` (locked or unwritable data directory,
+missing engine program, unreachable server, engine that exits at start).
+"""
 
 from __future__ import annotations
 
-from urllib.parse import urlparse
+from urllib.parse import urlsplit
 
+from memexd.errors import MemexError, StartupError, StorageUnavailable
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.neo4j import Neo4jStore
@@ -12,35 +18,56 @@ from memexd.types import GraphStore
 
 __all__ = ["open_store"]
 
-_NEO4J_SCHEMES = {"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}
-
 
 async def open_store(settings: Settings) -> GraphStore:
-    """Connect (and for the embedded default, start) the graph engine."""
-    uri = settings.graph_uri
-    if uri is None:
-        engine = EmbeddedFalkor(
-            settings.data_dir,
-            fsync=settings.fsync,
-            timeout_ms=settings.query_timeout_ms,
-            memory_mb=settings.query_memory_mb,
-        )
+    """Connect (and for the embedded default, start) the graph engine, and
+    check that it answers."""
+    store = await _embedded(settings) if settings.graph_uri is None else _external(settings)
+    try:
+        await store.ping()
+    except MemexError as exc:
+        await store.close()
+        where = "the embedded engine" if settings.graph_uri is None else _redacted(settings)
+        raise StartupError(f"cannot reach {where}: {exc.message}") from None
+    return store
+
+
+async def _embedded(settings: Settings) -> GraphStore:
+    engine = EmbeddedFalkor(
+        settings.data_dir,
+        fsync=settings.fsync,
+        timeout_ms=settings.query_timeout_ms,
+        memory_mb=settings.query_memory_mb,
+        server=settings.engine_server,
+        module=settings.engine_module,
+        restart_max_s=settings.engine_restart_max_s,
+    )
+    try:
         socket = await engine.start()
-        return FalkorStore.connect(
-            unix_socket=socket,
-            graph=settings.graph_name,
-            timeout_ms=settings.query_timeout_ms,
-            on_close=engine.stop,
-        )
-    scheme = urlparse(uri).scheme
-    if scheme in {"falkor", "falkordb", "redis"}:
-        return FalkorStore.connect(
-            uri=uri,
-            graph=settings.graph_name,
-            password=settings.password(),
-            timeout_ms=settings.query_timeout_ms,
-        )
-    if scheme in _NEO4J_SCHEMES:
+    except StorageUnavailable as exc:
+        raise StartupError(exc.message) from None
+    return FalkorStore.connect(
+        unix_socket=socket,
+        graph=settings.graph_name,
+        timeout_ms=settings.query_timeout_ms,
+        pool_size=settings.pool_size,
+        pool_wait_ms=settings.pool_wait_ms,
+        engine=engine,
+    )
+
+
+def _external(settings: Settings) -> GraphStore:
+    uri = settings.graph_uri or ""
+    try:
+        if settings.backend == "falkordb":
+            return FalkorStore.connect(
+                uri=uri,
+                graph=settings.graph_name,
+                password=settings.password(),
+                timeout_ms=settings.query_timeout_ms,
+                pool_size=settings.pool_size,
+                pool_wait_ms=settings.pool_wait_ms,
+            )
         return Neo4jStore.connect(
             uri,
             user=settings.graph_user,
@@ -48,4 +75,12 @@ async def open_store(settings: Settings) -> GraphStore:
             database=settings.neo4j_database,
             timeout_ms=settings.query_timeout_ms,
         )
-    raise ValueError(f"MEMEXD_GRAPH_URI: unsupported scheme {scheme!r}")
+    except MemexError as exc:
+        raise StartupError(f"cannot reach {_redacted(settings)}: {exc.message}") from None
+
+
+def _redacted(settings: Settings) -> str:
+    """The engine's URI without credentials, for messages."""
+    parts = urlsplit(settings.graph_uri or "")
+    host = parts.hostname or "?"
+    return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}"

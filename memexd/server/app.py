@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from collections.abc import AsyncIterator
@@ -9,12 +10,16 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import orjson
+from cross_web import HTTPException
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import GraphQL
+from strawberry.http import GraphQLHTTPResponse, process_result
+from strawberry.types import ExecutionResult
 
 from memexd.core import Memex
 from memexd.errors import MemexError
@@ -22,8 +27,10 @@ from memexd.events.vocabulary import Origin
 from memexd.graph.migrations import migrate
 from memexd.graph.open import open_store
 from memexd.schema.build import build_schema
+from memexd.server import graphiql
 from memexd.server.context import Context
-from memexd.server.http import BodyLimit
+from memexd.server.extensions import coded
+from memexd.server.http import BodyLimit, error_body
 from memexd.server.loaders import Loaders
 from memexd.settings import Settings, load_settings
 from memexd.types import GraphStore
@@ -32,8 +39,11 @@ __all__ = ["create_app"]
 
 log = logging.getLogger("memexd")
 
-_TRACE = re.compile(r"^[A-Za-z0-9._:-]{1,128}$")
-_TRACEPARENT = re.compile(r"^[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}$")
+_TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
+_TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
+#: A JSON number of 19 digits or more may not fit in 64 bits, where orjson
+#: would silently turn it into a float.
+_LONG_NUMBER = re.compile(rb"\d{19,}")
 
 
 class _Holder:
@@ -45,10 +55,14 @@ class _Holder:
 def _origin(headers: Any) -> Origin:
     """Trace id from ``x-trace-id`` or a W3C ``traceparent`` header."""
     trace = headers.get("x-trace-id")
-    if trace and _TRACE.match(trace):
+    if trace and _TRACE.fullmatch(trace):
         return Origin(trace_id=trace)
-    parent = _TRACEPARENT.match(headers.get("traceparent", ""))
+    parent = _TRACEPARENT.fullmatch(headers.get("traceparent", ""))
     return Origin(trace_id=parent.group(1) if parent else None)
+
+
+def _no_constants(name: str) -> Any:
+    raise json.JSONDecodeError(f"{name} is not JSON", name, 0)
 
 
 class _GraphQLApp(GraphQL[Context, None]):
@@ -58,19 +72,54 @@ class _GraphQLApp(GraphQL[Context, None]):
         )
         self.holder = holder
 
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        try:
+            response = await self.run(Request(scope=scope, receive=receive))
+        except HTTPException as exc:  # a malformed request: a GraphQL-shaped answer
+            response = Response(
+                error_body(exc.reason), exc.status_code, media_type="application/json"
+            )
+        await response(scope, receive, send)
+
+    async def render_graphql_ide(self, request: Request) -> Response:
+        return HTMLResponse(graphiql.page(str(request.url.path)))
+
     def decode_json(self, data: str | bytes) -> object:
-        # orjson: several times faster on large batches, and strict JSON (no NaN)
-        return orjson.loads(data)
+        raw = data.encode() if isinstance(data, str) else data
+        if _LONG_NUMBER.search(raw):
+            # exact integers, so validation can refuse those beyond 64 bits
+            try:
+                return json.loads(raw, parse_constant=_no_constants)
+            except RecursionError:
+                raise json.JSONDecodeError("nested too deeply", "", 0) from None
+        # orjson: several times faster on large batches, strict JSON, depth ≤ 1024
+        return orjson.loads(raw)
 
     def encode_json(self, data: object) -> bytes:
         return orjson.dumps(data)
+
+    def parse_json(self, data: str | bytes) -> Any:
+        parsed = super().parse_json(data)
+        if not isinstance(parsed, dict):
+            raise HTTPException(400, "the request must be a JSON object (batches are not taken)")
+        return parsed
+
+    async def process_result(
+        self, request: Request, result: ExecutionResult
+    ) -> GraphQLHTTPResponse:
+        if result.errors:  # errors raised before execution skip the extensions
+            result.errors = [coded(e) for e in result.errors]
+        return process_result(result)
 
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
         memex = self.holder.memex
         if memex is None:
-            raise MemexError("memexd is starting")
+            raise HTTPException(503, "memexd is starting")
         return Context(
             memex=memex,
             loaders=Loaders(memex),
@@ -117,7 +166,8 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
     graphql = _GraphQLApp(holder, settings)
     app = Starlette(
         routes=[
-            Route("/graphql", graphql, methods=["GET", "POST"]),
+            *graphiql.asset_routes(),
+            Route("/graphql", graphql, methods=None),  # the view refuses other methods
             Route("/healthz", healthz),
         ],
         lifespan=lifespan,

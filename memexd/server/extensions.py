@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from functools import lru_cache
 from typing import Any
 
@@ -15,32 +15,38 @@ from strawberry.extensions.max_aliases import create_validator as aliases_rule
 from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
 from strawberry.schema.schema import validate_document
 
-from memexd.errors import MemexError
+from memexd.errors import BadUserInput, MemexError, ResourceExhausted
+from memexd.server.cost import CostModel, count_fields, estimate
 from memexd.settings import Settings
 
-__all__ = ["ErrorCodes", "Limits", "schema_extensions"]
+__all__ = ["ErrorCodes", "Limits", "coded", "schema_extensions"]
 
 log = logging.getLogger("memexd.graphql")
 
 
 class ErrorCodes(SchemaExtension):
-    """Give every error an ``extensions.code`` and mask internal ones.
-
-    Our own errors keep their message and code; request errors (syntax,
-    validation, variable coercion) are ``BAD_USER_INPUT``; anything else is
-    logged with its traceback and reaches the client as ``INTERNAL`` with a
-    fixed message: no stack traces, Cypher or parameters.
-    """
+    """Give every error of an executed operation an ``extensions.code`` and
+    mask internal ones (the HTTP view applies :func:`coded` again to whatever
+    leaves before or outside execution, so nothing goes out without a code)."""
 
     def on_operation(self) -> Iterator[None]:
         yield
         result = self.execution_context.result
         errors = getattr(result, "errors", None)
         if result is not None and errors:
-            result.errors = [_coded(e) for e in errors]
+            result.errors = [coded(e) for e in errors]
 
 
-def _coded(error: GraphQLError) -> GraphQLError:
+def coded(error: GraphQLError) -> GraphQLError:
+    """The error as a client may see it, with its ``extensions.code``.
+
+    Our own errors keep their message and code; request errors (syntax,
+    validation, variable coercion) are ``BAD_USER_INPUT``; anything else is
+    logged with its traceback and reaches the client as ``INTERNAL`` with a
+    fixed message: no stack traces, Cypher or parameters. Idempotent.
+    """
+    if (error.extensions or {}).get("code") and error.original_error is None:
+        return error
     original = error.original_error
     while isinstance(original, GraphQLError) and original.original_error is not None:
         original = original.original_error
@@ -64,28 +70,44 @@ def _with(error: GraphQLError, message: str, code: str) -> GraphQLError:
     )
 
 
+def _refusal(problem: MemexError) -> list[GraphQLError]:
+    return [GraphQLError(problem.message, original_error=problem)]
+
+
 @lru_cache(maxsize=512)
 def _parse(query: str, max_tokens: int) -> DocumentNode:
     return parse(query, max_tokens=max_tokens)
 
 
-class Limits(SchemaExtension):
-    """Document limits (tokens, depth, aliases) with parse and validation caches.
+# Strawberry's own validation (its extra rules included), memoised per document.
+_validate = lru_cache(maxsize=512)(validate_document)
 
-    One extension rather than Strawberry's five (each costs hooks on every
+
+class Limits(SchemaExtension):
+    """Document limits with parse and validation caches, then the cost limit.
+
+    Tokens (while parsing), field count (before validation, which is
+    quadratic in it), depth and aliases (validation rules), then the
+    estimated cost with the request's variables (before execution). One
+    extension rather than Strawberry's several (each costs hooks on every
     request). The parse cache never raises inside its hook: a hook that
-    raises skips the other extensions' operation hooks, so a syntax error
-    would leave without its ``extensions.code``; on a syntax error the
+    raises skips the other extensions' operation hooks; on a syntax error the
     document stays unset and Strawberry's own parse reports it.
     """
 
-    def __init__(self, max_tokens: int, rules: tuple[type[ASTValidationRule], ...]) -> None:
-        self.max_tokens = max_tokens
+    def __init__(
+        self,
+        settings: Settings,
+        rules: tuple[type[ASTValidationRule], ...],
+        model: CostModel,
+    ) -> None:
+        self.settings = settings
         self.rules = rules
+        self.model = model
 
     def on_operation(self) -> Iterator[None]:
         context = self.execution_context
-        context.parse_options["max_tokens"] = self.max_tokens
+        context.parse_options["max_tokens"] = self.settings.max_tokens
         context.validation_rules = context.validation_rules + self.rules
         yield
 
@@ -93,19 +115,59 @@ class Limits(SchemaExtension):
         context = self.execution_context
         if context.graphql_document is None and context.query:
             with contextlib.suppress(GraphQLError):
-                context.graphql_document = _parse(context.query, self.max_tokens)
+                context.graphql_document = _parse(context.query, self.settings.max_tokens)
         yield
 
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
-        context.pre_execution_errors = _validate(
-            context.schema._schema, context.graphql_document, context.validation_rules
-        )
+        document = context.graphql_document
+        if document is not None:
+            context.pre_execution_errors = self._check(document)
         yield
 
+    def _check(self, document: DocumentNode) -> list[GraphQLError]:
+        context = self.execution_context
+        limit = self.settings.max_fields
+        fields = count_fields(document)
+        if fields > limit:
+            return _refusal(
+                BadUserInput(
+                    f"the document selects {fields} fields; at most {limit} (MEMEXD_MAX_FIELDS)"
+                )
+            )
+        errors: Sequence[GraphQLError] = _validate(
+            context.schema._schema, document, context.validation_rules
+        )
+        if errors:
+            return list(errors)
+        cost = estimate(
+            context.schema._schema, document, context.operation_name, context.variables, self.model
+        )
+        if cost > self.settings.max_cost:
+            return _refusal(
+                ResourceExhausted(
+                    f"the query's estimated cost is {cost:,}, over {self.settings.max_cost:,} "
+                    "(MEMEXD_MAX_COST): give list fields a smaller `limit` or nest less"
+                )
+            )
+        return []
 
-# Strawberry's own validation (its extra rules included), memoised.
-_validate = lru_cache(maxsize=512)(validate_document)
+
+def cost_model(settings: Settings) -> CostModel:
+    """List sizes the schema bounds itself: walks by the traversal limit,
+    batch results by the batch limit."""
+    walk, batch = settings.traversal_max_nodes, settings.max_batch
+    bounds = {
+        "Query.supportSet": walk,
+        "Query.dependents": walk,
+        "Query.aliasGroup": walk,
+        "ProvenanceGraph.nodes": walk,
+        "ProvenanceGraph.links": walk,
+        "CascadeResult.events": walk,
+        "ItemsResult.items": batch,
+        "ItemsResult.events": batch,
+    }
+    return CostModel(max_page=settings.max_page, bounds=bounds)
 
 
 def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:
@@ -115,4 +177,5 @@ def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:
         depth_rule(settings.max_query_depth, None),
         aliases_rule(settings.max_aliases),
     )
-    return [ErrorCodes, lambda: Limits(settings.max_tokens, rules)]
+    model = cost_model(settings)
+    return [ErrorCodes, lambda: Limits(settings, rules, model)]

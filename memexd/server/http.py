@@ -1,4 +1,4 @@
-"""ASGI middleware: the request body size limit."""
+"""HTTP guards: the request body size limit, and error bodies given outside GraphQL."""
 
 from __future__ import annotations
 
@@ -6,7 +6,14 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodyLimit"]
+__all__ = ["BodyLimit", "error_body"]
+
+
+def error_body(message: str, code: str = "BAD_USER_INPUT") -> bytes:
+    """A GraphQL-shaped error document, for answers given outside GraphQL."""
+    return json.dumps(
+        {"data": None, "errors": [{"message": message, "extensions": {"code": code}}]}
+    ).encode()
 
 
 class _TooLarge(Exception):
@@ -57,17 +64,7 @@ class BodyLimit:
                 await self._reject(send)
 
     async def _reject(self, send: Send) -> None:
-        body = json.dumps(
-            {
-                "data": None,
-                "errors": [
-                    {
-                        "message": f"request body larger than {self.max_bytes} bytes",
-                        "extensions": {"code": "BAD_USER_INPUT"},
-                    }
-                ],
-            }
-        ).encode()
+        body = error_body(f"request body larger than {self.max_bytes} bytes")
         await send(
             {
                 "type": "http.response.start",
