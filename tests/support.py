@@ -96,6 +96,12 @@ class Api:
         created: dict[str, Any] = data["createItem"]["item"]
         return created
 
+    async def alive(self) -> None:
+        """The service still answers, reads and writes (after a bad request)."""
+        assert (await self.client.get("/healthz")).status_code == 200
+        await self.create()
+        await self.ok("{ items(limit: 1) { id createdAt } }")
+
     async def snapshot(self) -> tuple[list[str], list[str]]:
         """The whole graph, canonically: equal snapshots mean nothing changed."""
         nodes = await self.graph.read("admin_snapshot_nodes")

@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from typing import Any
 
 import pytest
 import uvicorn
@@ -24,7 +25,7 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket
 from websockets.sync.client import connect as ws_connect
 
-from memexd.server.protocol import GuardedHttpProtocol, guarded_protocol
+from memexd.server.protocol import GuardedHttpProtocol, _discard_pending_input, guarded_protocol
 
 HEADER_TIMEOUT = 0.5
 BODY_TIMEOUT = 0.5
@@ -239,6 +240,12 @@ def test_connection_cap_refuses_then_recovers(serve: ServeFactory) -> None:
         with served.connect() as extra:
             refused = read_until_closed(extra, timeout=header_timeout / 2)
         assert refused.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), refused
+        # ... and so is one that sends its request straight away (it still
+        # gets the 503, not just a reset).
+        with served.connect() as eager:
+            eager.sendall(get())
+            refused = read_until_closed(eager, timeout=header_timeout / 2)
+        assert refused.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), refused
         assert time.monotonic() - start < header_timeout - EARLY
 
         answers = [read_until_closed(sock, timeout=header_timeout + LATE) for sock in idle]
@@ -348,3 +355,28 @@ def test_factory_classes_are_independent() -> None:
     assert (long.header_timeout, long.body_timeout, long.max_connections) == (10, 20, 30)
     assert issubclass(short, GuardedHttpProtocol)
     assert GuardedHttpProtocol.header_timeout == 10.0
+
+
+class _SocketTransport:
+    """Just enough of an asyncio transport for ``_discard_pending_input``."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def get_extra_info(self, name: str) -> Any:
+        return {"socket": self.sock}.get(name)
+
+
+def test_refused_connection_input_is_drained_so_close_sends_fin() -> None:
+    server_side, client_side = socket.socketpair()
+    with server_side, client_side:
+        client_side.sendall(b"GET / HTTP/1.1\r\n" * 1_000)
+        server_side.setblocking(False)
+        _discard_pending_input(_SocketTransport(server_side))  # type: ignore[arg-type]
+        with pytest.raises(BlockingIOError):
+            server_side.recv(1)
+        # A blocking socket is left alone rather than risk blocking the loop.
+        server_side.setblocking(True)
+        client_side.sendall(b"x")
+        _discard_pending_input(_SocketTransport(server_side))  # type: ignore[arg-type]
+        assert server_side.recv(1) == b"x"

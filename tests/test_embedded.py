@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -17,33 +15,16 @@ import redis
 
 from memexd.errors import StartupError
 from memexd.graph.embedded import EmbeddedFalkor
-
-MEMEXD = [sys.executable, "-m", "memexd.cli"]
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    # a zombie has exited; it only waits for its parent to reap it
-    stat = Path(f"/proc/{pid}/stat")
-    return not (stat.exists() and stat.read_text().split()[2] == "Z")
-
-
-def _wait_dead(pid: int, seconds: float = 10.0) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if not _alive(pid):
-            return True
-        time.sleep(0.05)
-    return False
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+from tests.processes import (
+    CREATE_ITEMS,
+    MEMEXD,
+    alive,
+    engine_pid,
+    graphql,
+    item_rows,
+    serve,
+    wait_dead,
+)
 
 
 async def test_engine_settings_and_clean_stop(tmp_path: Path) -> None:
@@ -60,7 +41,7 @@ async def test_engine_settings_and_clean_stop(tmp_path: Path) -> None:
     pid = engine.pid
     assert pid is not None
     await engine.stop()
-    assert _wait_dead(pid)
+    assert wait_dead(pid)
     assert not Path(sock).exists()
 
 
@@ -89,32 +70,15 @@ def test_engine_dies_with_a_killed_parent(tmp_path: Path) -> None:
     parent = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
     assert parent.stdout is not None
     engine_pid = int(parent.stdout.readline())
-    assert _alive(engine_pid)
+    assert alive(engine_pid)
     parent.send_signal(signal.SIGKILL)
     parent.wait()
-    assert _wait_dead(engine_pid), "the embedded engine outlived memexd"
-
-
-def _serve(data_dir: Path) -> tuple[str, subprocess.Popen[bytes]]:
-    """``memexd serve`` on a free port, once it answers its health check."""
-    port = _free_port()
-    env = {**os.environ, "MEMEXD_FSYNC": "always"}
-    argv = [*MEMEXD, "serve", "--port", str(port), "--data-dir", str(data_dir)]
-    process = subprocess.Popen(argv, env=env)
-    url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(f"{url}/healthz").status_code == 200:
-                break
-        except httpx.TransportError:
-            time.sleep(0.1)
-    return url, process
+    assert wait_dead(engine_pid), "the embedded engine outlived memexd"
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]]:
-    url, process = _serve(tmp_path / "data")
+    url, process = serve(tmp_path / "data")
     yield url, process, tmp_path / "data"
     if process.poll() is None:
         process.kill()
@@ -122,21 +86,12 @@ def served(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes], Path]
 
 
 def _create(url: str, n: int) -> list[str]:
-    query = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
-    rows = [{"scope": "s", "kind": "k", "content": {"i": i}, "author": "a", "sourceKind": "o",
-             "authority": 0.5} for i in range(n)]  # fmt: skip
-    body = httpx.post(f"{url}/graphql", json={"query": query, "variables": {"i": rows}}).json()
+    body = graphql(url, CREATE_ITEMS, i=item_rows(n))
     return [item["id"] for item in body["data"]["createItems"]["items"]]
 
 
 def _count(url: str) -> int:
-    body = httpx.post(f"{url}/graphql", json={"query": "{ items { id } }"}).json()
-    return len(body["data"]["items"])
-
-
-def _engine_pid(data_dir: Path) -> int:
-    client = redis.Redis(unix_socket_path=str(data_dir / "falkordb.sock"))
-    return int(client.info("server")["process_id"])
+    return len(graphql(url, "{ items { id } }")["data"]["items"])
 
 
 def test_serve_stops_its_engine_on_sigterm(
@@ -145,11 +100,11 @@ def test_serve_stops_its_engine_on_sigterm(
     url, process, data_dir = served
     assert httpx.get(f"{url}/graphql", headers={"accept": "text/html"}).status_code == 200
     _create(url, 3)
-    engine_pid = _engine_pid(data_dir)
+    engine = engine_pid(data_dir)
     process.send_signal(signal.SIGTERM)
     # uvicorn shuts down gracefully, then re-raises the signal it caught
     assert process.wait(timeout=30) in (0, -signal.SIGTERM)
-    assert _wait_dead(engine_pid)
+    assert wait_dead(engine)
 
 
 def test_acknowledged_writes_survive_kill_9(
@@ -157,10 +112,10 @@ def test_acknowledged_writes_survive_kill_9(
 ) -> None:
     url, process, data_dir = served
     ids = [i for _ in range(20) for i in _create(url, 5)]
-    os.kill(_engine_pid(data_dir), signal.SIGKILL)  # the engine first, then memexd
+    os.kill(engine_pid(data_dir), signal.SIGKILL)  # the engine first, then memexd
     process.send_signal(signal.SIGKILL)
     process.wait()
-    url, again = _serve(data_dir)
+    url, again = serve(data_dir)
     try:
         assert _count(url) == len(ids) == 100
     finally:

@@ -89,6 +89,25 @@ async def test_dependents(api: Api) -> None:
     assert (await api.ok(DEPS, id=MISSING, t=True))["dependents"] == []
 
 
+async def test_dependents_of_retracted_and_missing_ids(api: Api) -> None:
+    """One rule, transitive or not: the live items naming the id, whatever the id
+    is (live, retracted or never created), and their live dependents."""
+    a = (await api.create())["id"]
+    b = (await api.create(parents=[a]))["id"]
+    c = (await api.create(parents=[b]))["id"]
+    await api.ok('mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id } } }', id=a)
+    assert ids((await api.ok(DEPS, id=a))["dependents"]) == [b]
+    assert sorted(ids((await api.ok(DEPS, id=a, t=True))["dependents"])) == sorted([b, c])
+    orphan = (await api.create(parents=[MISSING]))["id"]
+    below = (await api.create(parents=[orphan]))["id"]
+    assert ids((await api.ok(DEPS, id=MISSING))["dependents"]) == [orphan]
+    deep = ids((await api.ok(DEPS, id=MISSING, t=True))["dependents"])
+    assert sorted(deep) == sorted([orphan, below])
+    assert ids(
+        (await api.ok("query($id: ID!) { children(id: $id) { id } }", id=a))["children"]
+    ) == [b]
+
+
 async def test_cascade_retracts_children_first(api: Api) -> None:
     root = (await api.create())["id"]
     left = (await api.create(parents=[root]))["id"]

@@ -18,6 +18,7 @@ from starlette.responses import HTMLResponse
 from starlette.routing import Route
 
 from memexd.server.graphiql import ASSET_PATH, asset_routes, page
+from tests.support import Api
 
 CDN_HOSTS = ("unpkg.com", "cdn.jsdelivr")
 # url(...) and @import "..." in CSS; quotes optional for url().
@@ -173,3 +174,22 @@ def test_every_vendored_file_is_listed_with_its_licence() -> None:
         assert licence in present, f"{name}: {licence} is missing"
         assert "licen" in folder.joinpath(licence).read_text().lower(), licence
         assert hashlib.sha256(folder.joinpath(name).read_bytes()).hexdigest() == digest, name
+
+
+async def test_memexd_serves_graphiql_offline(api: Api) -> None:
+    """The page memexd itself serves at /graphql references only its own assets."""
+    page = await api.client.get("/graphql", headers={"accept": "text/html"})
+    assert page.status_code == 200
+    assert "memexd GraphiQL" in page.text
+    refs = Refs()
+    refs.feed(page.text)
+    refs.close()
+    assert refs.scripts
+    assert refs.stylesheets
+    for host in CDN_HOSTS:
+        assert host not in page.text
+    for ref in refs.urls:
+        assert same_origin(ref), ref
+        asset = await api.client.get(ref)
+        assert asset.status_code == 200, ref
+        assert asset.content, ref

@@ -51,3 +51,26 @@ def _coordinate(description: str) -> str:
     kind = re.match(r"(\S+) was removed", description)
     assert kind, description
     return kind.group(1)
+
+
+def test_every_schema_element_is_described() -> None:
+    """GraphiQL's docs pane is the API reference: every type, field, argument
+    and enum value of ours says what it is."""
+    schema = build_schema(sdl())
+    missing = []
+    for name, kind in schema.type_map.items():
+        if name.startswith("__"):
+            continue
+        if not kind.description:
+            missing.append(name)
+        for field_name, field in getattr(kind, "fields", {}).items():
+            if not field.description:
+                missing.append(f"{name}.{field_name}")
+            for arg_name, arg in getattr(field, "args", {}).items():
+                if not arg.description:
+                    missing.append(f"{name}.{field_name}({arg_name})")
+        for value_name, value in getattr(kind, "values", {}).items():
+            if not value.description:
+                missing.append(f"{name}.{value_name}")
+    assert missing == []
+    assert len(schema.type_map) > 30

@@ -67,8 +67,9 @@ class GuardedHttpProtocol(HttpToolsProtocol):
 
     One timer per connection at most: the header and body phases never overlap
     on the parser, so the timer is re-pointed at the current phase's deadline
-    at the end of each ``data_received`` (a request that arrives in one read
-    creates no timer at all). Use :func:`guarded_protocol` to set the limits.
+    at the end of each ``data_received`` (a keep-alive request that arrives in
+    one read creates no timer at all). Use :func:`guarded_protocol` to set the
+    limits.
     """
 
     header_timeout: ClassVar[float] = 10.0
