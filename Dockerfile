@@ -7,8 +7,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_ROOT_USER_ACTION=ignore
 
-# The whole context: memexd/{schema,resolvers,cypher,migrations} are symlinks
-# to the top-level directories, which must be present for the build.
+# The whole context: schema/, resolvers/, cypher/ and migrations/ are packaged
+# as memexd sub-packages from the top-level folders.
 WORKDIR /src
 COPY . .
 RUN pip install --no-cache-dir . \

@@ -6,7 +6,6 @@ Every error a client can see derives from :class:`MemexError` and carries the
     MemexError
     ├── NotFound            MEMORY_NOT_FOUND / EDGE_NOT_FOUND / ...
     ├── Duplicate           DUPLICATE_MEMORY / DUPLICATE_EDGE / ...
-    ├── InvalidTransition   INVALID_INTENT_TRANSITION / INVALID_TASK_TRANSITION
     ├── InvalidTimestamp    INVALID_TIMESTAMP
     ├── BadUserInput        BAD_USER_INPUT (validation, limits)
     ├── Conflict            CONFLICT (concurrent writers kept winning; retry)

@@ -71,7 +71,7 @@ class Settings(BaseSettings):
     max_filter_depth: Positive = 8
     max_filter_terms: Positive = 128
     traversal_max_depth: Positive = 10_000
-    traversal_max_nodes: Positive = 50_000
+    traversal_max_nodes: Positive = 20_000
     max_concurrent_walks: Positive = 4
     # connections
     header_timeout_s: Seconds = 10.0

@@ -107,7 +107,7 @@ def test_dockerfile_installs_and_serves_as_non_root() -> None:
     assert cmd == ['CMD ["memexd", "serve", "--host", "0.0.0.0"]']
 
 
-def test_dockerignore_keeps_the_linked_package_directories() -> None:
+def test_dockerignore_keeps_the_package_directories() -> None:
     patterns = {
         line.strip().strip("/")
         for line in (ROOT / ".dockerignore").read_text().splitlines()
