@@ -5,11 +5,16 @@ from __future__ import annotations
 
 import re
 import time
+import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from memexd.errors import ResourceExhausted
 from memexd.graph import Graph
+from memexd.graph.embedded import EmbeddedFalkor
+from memexd.graph.falkordb import FalkorStore
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.validation import Limits
 from tests.conftest import ApiFactory
@@ -223,3 +228,38 @@ def _domain(flt: dict[str, Any]) -> MemoryFilter:
 
 class _NoStore:
     backend = "falkordb"
+
+
+# ---------------------------------------------------------------- the engine's own limits
+
+
+async def test_the_engine_timeout_stops_reads_and_writes(engine: EmbeddedFalkor) -> None:
+    store = FalkorStore.connect(
+        unix_socket=engine.socket, graph=f"g_{uuid.uuid4().hex}", timeout_ms=20
+    )
+    try:
+        await store.write("CREATE (:Seed)", {})
+        with pytest.raises(ResourceExhausted):
+            await store.read("UNWIND range(1, 20000000) AS x RETURN sum(x) AS s", {})
+        with pytest.raises(ResourceExhausted):
+            await store.write("UNWIND range(1, 2000000) AS x CREATE (:N {v: x})", {})
+        assert await store.read("MATCH (n:N) RETURN count(n) AS c", {}) == [{"c": 0}]
+    finally:
+        await store.drop()
+        await store.close()
+
+
+async def test_the_engine_memory_cap_applies(tmp_path: Path) -> None:
+    small = EmbeddedFalkor(tmp_path, memory_mb=16, timeout_ms=60_000)
+    store = FalkorStore.connect(unix_socket=await small.start(), graph="g", engine=small)
+    try:
+        await store.write("CREATE (:Seed)", {})
+        with pytest.raises(ResourceExhausted):
+            await store.read(
+                "UNWIND range(1, 5000000) AS x WITH collect(toString(x)) AS xs "
+                "RETURN size(xs) AS n",
+                {},
+            )
+        assert await store.read("MATCH (s:Seed) RETURN count(s) AS c", {}) == [{"c": 1}]
+    finally:
+        await store.close()
