@@ -72,10 +72,6 @@ def falkordb_errors() -> Iterator[None]:
 
 def _unavailable(exc: Exception) -> MemexError:
     text = str(exc)
-    if "No connection available" in text:
-        return StorageUnavailable(
-            "every connection to the graph engine is busy (MEMEXD_POOL_SIZE); try again"
-        )
     if "connecting" in text or not isinstance(exc, redis_errors.RedisError):
         return EngineUnreachable("the graph engine is unavailable; try again")
     if isinstance(exc, redis_errors.TimeoutError):

@@ -8,17 +8,18 @@ settings, which an asyncio blocking pool cannot give it.
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 from urllib.parse import urlparse
 
-from redis.asyncio import BlockingConnectionPool, Redis, UnixDomainSocketConnection
+from redis.asyncio import ConnectionPool, Redis, UnixDomainSocketConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 
-from memexd.errors import BadUserInput, StorageError
+from memexd.errors import BadUserInput, StorageError, StorageUnavailable
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.errors import ConnectionLost, EngineUnreachable, MissingGraph, falkordb_errors
 from memexd.types import Params, Row
@@ -49,11 +50,13 @@ class FalkorStore:
         graph: str,
         timeout_ms: int | None = None,
         engine: EmbeddedFalkor | None = None,
+        gate: _Gate | None = None,
     ) -> None:
         self._client = client
         self._graph = graph
         self._timeout = timeout_ms
         self._engine = engine
+        self._gate = gate or _Gate(64, 5.0)
         self._restarts = 0
 
     @classmethod
@@ -70,8 +73,7 @@ class FalkorStore:
         engine: EmbeddedFalkor | None = None,
     ) -> FalkorStore:
         options: dict[str, Any] = {
-            "max_connections": pool_size,
-            "timeout": pool_wait_ms / 1000,
+            "max_connections": pool_size,  # never reached: the gate admits pool_size
             "decode_responses": True,
             "retry": Retry(NoBackoff(), 0),
             "socket_connect_timeout": 5,
@@ -79,19 +81,20 @@ class FalkorStore:
             "socket_timeout": None if timeout_ms is None else timeout_ms / 1000 + 30,
         }
         if unix_socket is not None:
-            pool = BlockingConnectionPool(
+            pool = ConnectionPool(
                 connection_class=UnixDomainSocketConnection, path=unix_socket, **options
             )
         else:
             parsed = urlparse(uri or "")
-            pool = BlockingConnectionPool(
+            pool = ConnectionPool(
                 host=parsed.hostname or "localhost",
                 port=parsed.port or 6379,
                 username=parsed.username or None,
                 password=parsed.password or password,
                 **options,
             )
-        return cls(Redis(connection_pool=pool), graph, timeout_ms, engine)
+        gate = _Gate(pool_size, pool_wait_ms / 1000)
+        return cls(Redis(connection_pool=pool), graph, timeout_ms, engine, gate)
 
     @property
     def graph_name(self) -> str:
@@ -99,7 +102,7 @@ class FalkorStore:
 
     def with_graph(self, graph: str) -> FalkorStore:
         """Another graph on the same server and connection pool."""
-        return FalkorStore(self._client, graph, self._timeout, self._engine)
+        return FalkorStore(self._client, graph, self._timeout, self._engine, self._gate)
 
     async def read(self, text: str, params: Params) -> list[Row]:
         return await self._run(text, params, read_only=True)
@@ -152,16 +155,46 @@ class FalkorStore:
             # connections kept from before a restart point at a dead process
             self._restarts = engine.restarts
             await self._client.connection_pool.disconnect(inuse_connections=False)
+        await self._gate.enter()
         try:
             with falkordb_errors():
                 reply = await self._client.execute_command(*command)  # type: ignore[no-untyped-call]
                 return _rows(reply)
         except MissingGraph:
             return []  # nothing written yet: every read is empty
+        finally:
+            self._gate.leave()
 
     async def _engine_back(self) -> bool:
         """Whether a supervised engine is (again) answering, waiting a while."""
         return self._engine is not None and await self._engine.wait_ready(_RESTART_WAIT)
+
+
+class _Gate:
+    """At most ``size`` queries in flight; the others wait up to ``wait`` seconds.
+
+    A semaphore in front of a plain pool: redis-py's blocking pool takes a
+    condition variable and a timeout on every query, even when a connection
+    is free (a tenth of a point read)."""
+
+    def __init__(self, size: int, wait: float) -> None:
+        self.free = asyncio.Semaphore(size)
+        self.wait = wait
+
+    async def enter(self) -> None:
+        if not self.free.locked():
+            await self.free.acquire()  # free: returns at once
+            return
+        try:
+            async with asyncio.timeout(self.wait):
+                await self.free.acquire()
+        except TimeoutError:
+            raise StorageUnavailable(
+                "every connection to the graph engine is busy (MEMEXD_POOL_SIZE); try again"
+            ) from None
+
+    def leave(self) -> None:
+        self.free.release()
 
 
 def _rows(reply: list[Any]) -> list[Row]:

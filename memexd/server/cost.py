@@ -16,7 +16,7 @@ Two figures, both linear in the document (each fragment is measured once):
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from graphql import (
@@ -47,8 +47,8 @@ class CostModel:
     max_page: int
     #: Size assumed for a nested list without a known bound.
     nested_list: int = 10
-    #: Known list sizes by ``Type.field``.
-    bounds: Mapping[str, int] = field(default_factory=dict)
+    #: Known list sizes, as ``("Type.field", size)`` pairs.
+    bounds: tuple[tuple[str, int], ...] = ()
 
 
 def count_fields(document: DocumentNode) -> int:
@@ -152,6 +152,7 @@ class _Walker:
                 given = self.variables.get(value.name.value)
                 if isinstance(given, int) and not isinstance(given, bool):
                     return min(max(given, 0), self.model.max_page)
-        if coordinate in self.model.bounds:
-            return self.model.bounds[coordinate]
+        for known, size in self.model.bounds:
+            if known == coordinate:
+                return size
         return self.model.max_page if at_root else self.model.nested_list

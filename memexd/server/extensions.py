@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from graphql import ASTValidationRule, GraphQLError
+from graphql import ASTValidationRule, GraphQLError, GraphQLSchema
 from graphql.language import DocumentNode, parse
 from strawberry.extensions import SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as aliases_rule
@@ -19,7 +19,7 @@ from memexd.errors import BadUserInput, MemexError, ResourceExhausted
 from memexd.server.cost import CostModel, count_fields, estimate
 from memexd.settings import Settings
 
-__all__ = ["ErrorCodes", "Limits", "coded", "schema_extensions"]
+__all__ = ["DocumentLimits", "ErrorCodes", "coded", "schema_extensions"]
 
 log = logging.getLogger("memexd.graphql")
 
@@ -79,11 +79,35 @@ def _parse(query: str, max_tokens: int) -> DocumentNode:
     return parse(query, max_tokens=max_tokens)
 
 
-# Strawberry's own validation (its extra rules included), memoised per document.
-_validate = lru_cache(maxsize=512)(validate_document)
+class _Checks:
+    """What a document costs to check, computed once per query text (and per
+    set of integer variables for the cost). Keyed by the text, as hashing a
+    document (a frozen dataclass) walks all of it on every lookup."""
+
+    def __init__(self, settings: Settings, model: CostModel) -> None:
+        self.max_tokens = settings.max_tokens
+        self.model = model
+        self.fields = lru_cache(maxsize=512)(self._fields)
+        self.errors = lru_cache(maxsize=512)(self._errors)
+        self.cost = lru_cache(maxsize=1024)(self._cost)
+
+    def _fields(self, query: str) -> int:
+        return count_fields(_parse(query, self.max_tokens))
+
+    def _errors(
+        self, schema: GraphQLSchema, query: str, rules: tuple[type[ASTValidationRule], ...]
+    ) -> list[GraphQLError]:
+        return list(validate_document(schema, _parse(query, self.max_tokens), rules))
+
+    def _cost(
+        self, schema: GraphQLSchema, query: str, operation: str | None,
+        numbers: tuple[tuple[str, int], ...],
+    ) -> int:  # fmt: skip
+        document = _parse(query, self.max_tokens)
+        return estimate(schema, document, operation, dict(numbers), self.model)
 
 
-class Limits(SchemaExtension):
+class DocumentLimits(SchemaExtension):
     """Document limits with parse and validation caches, then the cost limit.
 
     Tokens (while parsing), field count (before validation, which is
@@ -99,11 +123,11 @@ class Limits(SchemaExtension):
         self,
         settings: Settings,
         rules: tuple[type[ASTValidationRule], ...],
-        model: CostModel,
+        checks: _Checks,
     ) -> None:
         self.settings = settings
         self.rules = rules
-        self.model = model
+        self.checks = checks
 
     def on_operation(self) -> Iterator[None]:
         context = self.execution_context
@@ -120,29 +144,29 @@ class Limits(SchemaExtension):
 
     def on_validate(self) -> Iterator[None]:
         context = self.execution_context
-        document = context.graphql_document
-        if document is not None:
-            context.pre_execution_errors = self._check(document)
+        if context.graphql_document is not None and context.query:
+            context.pre_execution_errors = self._check(context.query)
         yield
 
-    def _check(self, document: DocumentNode) -> list[GraphQLError]:
+    def _check(self, query: str) -> list[GraphQLError]:
         context = self.execution_context
+        schema = context.schema._schema
         limit = self.settings.max_fields
-        fields = count_fields(document)
+        fields = self.checks.fields(query)
         if fields > limit:
-            return _refusal(
-                BadUserInput(
-                    f"the document selects {fields} fields; at most {limit} (MEMEXD_MAX_FIELDS)"
-                )
-            )
-        errors: Sequence[GraphQLError] = _validate(
-            context.schema._schema, document, context.validation_rules
-        )
+            too_many = f"the document selects {fields} fields; at most {limit} (MEMEXD_MAX_FIELDS)"
+            return _refusal(BadUserInput(too_many))
+        errors = self.checks.errors(schema, query, tuple(context.validation_rules))
         if errors:
-            return list(errors)
-        cost = estimate(
-            context.schema._schema, document, context.operation_name, context.variables, self.model
+            return list(errors)  # the cached list stays as it is
+        numbers = tuple(
+            sorted(
+                (name, value)
+                for name, value in (context.variables or {}).items()
+                if isinstance(value, int) and not isinstance(value, bool)
+            )
         )
+        cost = self.checks.cost(schema, query, context.operation_name, numbers)
         if cost > self.settings.max_cost:
             return _refusal(
                 ResourceExhausted(
@@ -167,7 +191,7 @@ def cost_model(settings: Settings) -> CostModel:
         "ItemsResult.items": batch,
         "ItemsResult.events": batch,
     }
-    return CostModel(max_page=settings.max_page, bounds=bounds)
+    return CostModel(max_page=settings.max_page, bounds=tuple(bounds.items()))
 
 
 def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:
@@ -177,5 +201,5 @@ def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:
         depth_rule(settings.max_query_depth, None),
         aliases_rule(settings.max_aliases),
     )
-    model = cost_model(settings)
-    return [ErrorCodes, lambda: Limits(settings, rules, model)]
+    checks = _Checks(settings, cost_model(settings))
+    return [ErrorCodes, lambda: DocumentLimits(settings, rules, checks)]
