@@ -11,7 +11,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from memexd.concurrency import compare_and_set
-from memexd.errors import BadUserInput, ConstraintViolation, DuplicateMemory, MemoryNotFound
+from memexd.errors import (
+    BadUserInput,
+    ConstraintViolation,
+    DuplicateMemory,
+    InvalidTimestamp,
+    MemoryNotFound,
+)
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, event_props
 from memexd.graph import Graph
@@ -34,7 +40,7 @@ class ItemCommands:
     ) -> tuple[list[Item], list[Event]]:
         if len(drafts) > self.limits.max_batch:
             raise BadUserInput(f"more than {self.limits.max_batch} items", field="inputs")
-        valid = [check.new_item(d, f"inputs[{i}]", self.limits) for i, d in enumerate(drafts)]
+        valid = self._checked(drafts)
         if not valid:
             return [], []
         items = [v.item for v in valid]
@@ -56,6 +62,15 @@ class ItemCommands:
         if not rows:
             raise DuplicateMemory(await self._existing(ids))
         return items, events
+
+    def _checked(self, drafts: Sequence[NewItem]) -> list[check.ValidItem]:
+        valid = []
+        for i, draft in enumerate(drafts):
+            try:
+                valid.append(check.new_item(draft, self.limits))
+            except (BadUserInput, InvalidTimestamp) as exc:  # say which input
+                raise type(exc)(f"inputs[{i}].{exc.message}") from None
+        return valid
 
     async def _existing(self, ids: list[str]) -> list[str]:
         rows = await self.graph.read("item_get", {"ids": ids, "include_retracted": True})

@@ -26,6 +26,7 @@ from memexd.errors import MemexError
 from memexd.events.vocabulary import Origin
 from memexd.graph.migrations import migrate
 from memexd.graph.open import open_store
+from memexd.memory.validation import long_number
 from memexd.schema.build import build_schema
 from memexd.server import graphiql
 from memexd.server.context import Context
@@ -41,9 +42,6 @@ log = logging.getLogger("memexd")
 
 _TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
-#: A JSON number of 19 digits or more may not fit in 64 bits, where orjson
-#: would silently turn it into a float.
-_LONG_NUMBER = re.compile(rb"\d{19,}")
 
 
 class _Holder:
@@ -89,7 +87,7 @@ class _GraphQLApp(GraphQL[Context, None]):
 
     def decode_json(self, data: str | bytes) -> object:
         raw = data.encode() if isinstance(data, str) else data
-        if _LONG_NUMBER.search(raw):
+        if long_number(raw):  # orjson would silently turn integers past 64 bits into floats
             # exact integers, so validation can refuse those beyond 64 bits
             try:
                 return json.loads(raw, parse_constant=_no_constants)
