@@ -181,43 +181,38 @@ async def test_hundreds_of_concurrent_requests_queue_for_connections(
 ) -> None:
     """More queries in flight than connections wait their turn (the pool
     raised at 64 in flight before); past the wait, a clear UNAVAILABLE."""
-    store = FalkorStore.connect(
-        unix_socket=engine.socket, graph=f"g_{uuid.uuid4().hex}", pool_size=4, pool_wait_ms=30_000
-    )
-    client = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=create_app(Settings(), store=store)),
-        base_url="http://memexd",
-    )
-    query = {"query": "{ items(limit: 5) { id } }"}
-    try:
-        responses = await asyncio.gather(*(client.post("/graphql", json=query) for _ in range(300)))
-        assert [r.json() for r in responses] == [{"data": {"items": []}}] * 300
-    finally:
-        await client.aclose()
-        await store.close()
+    responses = await _burst(engine, 300, pool_size=4, pool_wait_ms=30_000)
+    assert [r.json() for r in responses] == [{"data": {"items": []}}] * 300
 
 
 async def test_a_full_pool_answers_unavailable(engine: EmbeddedFalkor) -> None:
+    responses = await _burst(engine, 50, pool_size=1, pool_wait_ms=0)
+    codes = {e["extensions"]["code"] for r in responses for e in r.json().get("errors", [])}
+    assert codes == {"UNAVAILABLE"}
+    messages = {e["message"] for r in responses for e in r.json().get("errors", [])}
+    assert messages == {
+        "every connection to the graph engine is busy (MEMEXD_POOL_SIZE); try again"
+    }
+    assert any("errors" not in r.json() for r in responses)
+
+
+async def _burst(
+    engine: EmbeddedFalkor, requests: int, *, pool_size: int, pool_wait_ms: int
+) -> list[httpx.Response]:
+    """``requests`` reads at once through an app whose store has this pool."""
+    graph = f"g_{uuid.uuid4().hex}"
     store = FalkorStore.connect(
-        unix_socket=engine.socket, graph=f"g_{uuid.uuid4().hex}", pool_size=1, pool_wait_ms=0
+        unix_socket=engine.socket, graph=graph, pool_size=pool_size, pool_wait_ms=pool_wait_ms
     )
-    client = httpx.AsyncClient(
-        transport=httpx.ASGITransport(app=create_app(Settings(), store=store)),
-        base_url="http://memexd",
-    )
+    transport = httpx.ASGITransport(app=create_app(Settings(), store=store))
     query = {"query": "{ items(limit: 5) { id } }"}
-    try:
-        responses = await asyncio.gather(*(client.post("/graphql", json=query) for _ in range(50)))
-        codes = {e["extensions"]["code"] for r in responses for e in r.json().get("errors", [])}
-        assert codes == {"UNAVAILABLE"}
-        messages = {e["message"] for r in responses for e in r.json().get("errors", [])}
-        assert messages == {
-            "every connection to the graph engine is busy (MEMEXD_POOL_SIZE); try again"
-        }
-        assert any("errors" not in r.json() for r in responses)
-    finally:
-        await client.aclose()
-        await store.close()
+    async with httpx.AsyncClient(transport=transport, base_url="http://memexd") as client:
+        try:
+            return await asyncio.gather(
+                *(client.post("/graphql", json=query) for _ in range(requests))
+            )
+        finally:
+            await store.close()
 
 
 async def test_concurrent_updates_to_one_item_lose_nothing(api: Api) -> None:

@@ -16,7 +16,7 @@ import orjson
 
 from memexd.ids import new_id
 from memexd.memory.model import Edge, Item
-from memexd.memory.records import edge_json, item_json, item_json_text
+from memexd.memory.records import edge_json, item_json, item_json_text, present
 from memexd.types import JSONObject, Row
 
 __all__ = [
@@ -183,7 +183,7 @@ def event_props(event: Event) -> dict[str, Any]:
         "scope": event.scope,
         "subject": event.subject,
     }
-    props.update({k: v for k, v in optional.items() if v is not None})
+    props.update(present(optional))
     return props
 
 

@@ -21,6 +21,7 @@ from memexd.graph import Graph
 from memexd.ids import new_id
 from memexd.integrity.provenance import Provenance
 from memexd.integrity.traversal import Walk, post_order
+from memexd.memory.records import present
 from memexd.memory.validation import check_prose, check_text, check_uuid
 
 __all__ = ["Cascade"]
@@ -79,5 +80,4 @@ class Cascade:
 
 
 def _origin_props(origin: Origin) -> dict[str, str]:
-    props = {"trace_id": origin.trace_id, "cause_id": origin.cause_id}
-    return {k: v for k, v in props.items() if v is not None}
+    return present({"trace_id": origin.trace_id, "cause_id": origin.cause_id})

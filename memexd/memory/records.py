@@ -18,7 +18,13 @@ __all__ = [
     "item_json",
     "item_json_text",
     "item_props",
+    "present",
 ]
+
+
+def present(values: dict[str, Any]) -> dict[str, Any]:
+    """The entries that are set: absent optionals are left out of what is stored."""
+    return {k: v for k, v in values.items() if v is not None}
 
 
 def _loads(text: str | None) -> Any:
@@ -52,7 +58,7 @@ def item_props(
         "task_id": item.task_id,
         "meta": None if item.meta is None else meta_json or dump_json(item.meta),
     }
-    props.update({k: v for k, v in optional.items() if v is not None})
+    props.update(present(optional))
     props.update(flatten_meta(item.meta))
     return props
 
@@ -96,7 +102,7 @@ def item_json(item: Item) -> JSONObject:
         "task_id": item.task_id,
         "meta": item.meta,
     }
-    out.update({k: v for k, v in optional.items() if v is not None})
+    out.update(present(optional))
     return out
 
 
