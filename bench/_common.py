@@ -88,11 +88,12 @@ def _free_port() -> int:
 
 
 @contextmanager
-def memexd_server(graph: str = GRAPH_NAME) -> Iterator[MemexdServer]:
-    """Run ``memexd serve`` on a free port and a temp data dir; stop it after."""
+def memexd_server(graph: str = GRAPH_NAME, **settings: str) -> Iterator[MemexdServer]:
+    """Run ``memexd serve`` on a free port and a temp data dir; stop it after.
+    ``settings``: extra ``MEMEXD_*`` variables."""
     data_dir = Path(tempfile.mkdtemp(prefix="mxb-", dir="/tmp")).resolve()
     port = _free_port()
-    env = {**os.environ, "MEMEXD_GRAPH_NAME": graph}
+    env = {**os.environ, "MEMEXD_GRAPH_NAME": graph, **settings}
     argv = [str(_MEMEXD), "serve", "--host", "127.0.0.1", "--port", str(port)]
     argv += ["--data-dir", str(data_dir)]
     with (data_dir / "memexd.log").open("ab") as log:

@@ -140,7 +140,12 @@ def main() -> None:
     rng = random.Random(args.seed)
     scale = 10 if args.quick else 1
     parts = set(args.parts.split(","))
-    with memexd_server() as server, httpx.Client(base_url=server.base_url, timeout=600) as client:
+    # linearity is measured past the default walk limit (MEMEXD_TRAVERSAL_MAX_NODES)
+    limits = {"MEMEXD_TRAVERSAL_MAX_NODES": "200000"}
+    with (
+        memexd_server(**limits) as server,
+        httpx.Client(base_url=server.base_url, timeout=600) as client,
+    ):
         if "lattice" in parts:
             lattice(client, 40)
         if "chain" in parts:

@@ -69,8 +69,9 @@ class Provenance:
         if reach.truncated:
             s = self.settings
             raise ResourceExhausted(
-                f"the {what} exceeds the traversal limits (depth {s.traversal_max_depth}, "
-                f"{s.traversal_max_nodes} items); use supportTree with maxDepth to page through it"
+                f"walking the {what} went past the traversal limits (depth "
+                f"{s.traversal_max_depth}, {s.traversal_max_nodes} items); use supportTree "
+                "with maxDepth to page through it"
             )
         return reach
 
