@@ -104,18 +104,12 @@ def _bind(host: str, port: int) -> socket.socket:
 async def _run(settings: Settings, listener: socket.socket) -> None:
     import uvicorn
 
-    from memexd.graph import Graph
-    from memexd.graph.migrations import migrate
-    from memexd.graph.open import open_store
+    from memexd.graph.open import open_migrated
     from memexd.server.app import create_app
     from memexd.server.protocol import guarded_protocol
 
-    store = await open_store(settings)
+    store, _ = await open_migrated(settings)
     try:
-        applied = await migrate(Graph(store))
-        logging.getLogger("memexd").info(
-            "graph ready (%s); %d migrations applied", store.backend, len(applied)
-        )
         config = uvicorn.Config(
             create_app(settings, store=store),
             log_level=settings.log_level,
@@ -134,18 +128,13 @@ async def _run(settings: Settings, listener: socket.socket) -> None:
 
 
 def _migrate(args: argparse.Namespace) -> int:
-    from memexd.graph import Graph
-    from memexd.graph.migrations import migrate
-    from memexd.graph.open import open_store
+    from memexd.graph.open import open_migrated
 
     settings = _settings(args)
 
     async def run() -> int:
-        store = await open_store(settings)
-        try:
-            applied = await migrate(Graph(store))
-        finally:
-            await store.close()
+        store, applied = await open_migrated(settings)
+        await store.close()
         for m in applied:
             print(f"applied {m.version:04d}_{m.name}")
         if not applied:

@@ -118,7 +118,7 @@ class MemoryItem:
     ) -> list[_Edge]:
         from memexd.schema.edges import Edge  # here: that module imports this one
 
-        way = (direction or Direction.BOTH).name
+        way = (direction or Direction.BOTH).record()
         loader = info.context.loaders.edges(way, kind, active_only)
         return [Edge.of(e) for e in await loader.load(self.id)]
 

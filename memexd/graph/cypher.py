@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 import sys
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import cache
 from importlib import resources
@@ -33,7 +33,7 @@ from importlib.abc import Traversable
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Fragment", "Queries", "Query", "all_of", "any_of", "compose", "negate"]
+__all__ = ["Fragment", "Queries", "Query", "compose", "query_names", "write_composed"]
 
 _PARAMS_LINE = re.compile(r"^//\s*@params\b(.*)$", re.MULTILINE)
 _SHAPE_LINE = re.compile(r"^//\s*@shape\b(.*)$", re.MULTILINE)
@@ -49,9 +49,6 @@ class Fragment:
 
     text: str
     params: Mapping[str, Any] = field(default_factory=dict)
-
-
-TRUE = Fragment("true")
 
 
 @dataclass(frozen=True, slots=True)
@@ -184,31 +181,6 @@ class Queries:
             query.slot("pred"),
         )
         return Fragment(text, {prefix + k: v for k, v in params.items()})
-
-
-def all_of(parts: Iterable[Fragment]) -> Fragment:
-    return _join(list(parts), " AND ", TRUE)
-
-
-def any_of(parts: Iterable[Fragment]) -> Fragment:
-    return _join(list(parts), " OR ", Fragment("false"))
-
-
-def negate(part: Fragment) -> Fragment:
-    # Two-valued NOT: a predicate on a missing property is null, and
-    # "not (agent_id = x)" must keep items that have no agent_id at all.
-    return Fragment(f"NOT coalesce({part.text}, false)", part.params)
-
-
-def _join(parts: list[Fragment], glue: str, empty: Fragment) -> Fragment:
-    if not parts:
-        return empty
-    if len(parts) == 1:
-        return parts[0]
-    params: dict[str, Any] = {}
-    for part in parts:
-        params.update(part.params)
-    return Fragment(glue.join(f"({p.text})" for p in parts), params)
 
 
 def _root() -> Traversable:

@@ -278,24 +278,21 @@ class EmbeddedFalkor:
                 self.pid,
             )
 
-    def _log_tail(self, start: int, size: int = 800) -> str:
+    def _log_since(self, start: int) -> str:
+        """What the engine logged since ``start`` (a byte offset)."""
         try:
             with self.log_file.open("rb") as f:
                 f.seek(start)
-                text = f.read().decode(errors="replace")
+                return f.read().decode(errors="replace")
         except OSError:
-            return "(no log)"
-        return " ".join(text[-size:].split())
+            return ""
+
+    def _log_tail(self, start: int, size: int = 800) -> str:
+        return " ".join(self._log_since(start)[-size:].split()) or "(no log)"
 
     async def _repair_log(self, log_start: int) -> None:
         """Compact the AOF when this start's replay reported failed commands."""
-        try:
-            with self.log_file.open("rb") as f:
-                f.seek(log_start)
-                failed = _REPLAY_FAILED.encode() in f.read()
-        except OSError:
-            return
-        if failed:
+        if _REPLAY_FAILED in self._log_since(log_start):
             log.warning(
                 "the append-only file replayed with errors (duplicate commands); compacting it"
             )

@@ -7,16 +7,34 @@ missing engine program, unreachable server, engine that exits at start).
 
 from __future__ import annotations
 
+import logging
 from urllib.parse import urlsplit
 
 from memexd.errors import MemexError, StartupError, StorageUnavailable
+from memexd.graph import Graph
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
+from memexd.graph.migrations import Migration, migrate
 from memexd.graph.neo4j import Neo4jStore
 from memexd.settings import Settings
 from memexd.types import GraphStore
 
-__all__ = ["open_store"]
+__all__ = ["open_migrated", "open_store"]
+
+log = logging.getLogger("memexd")
+
+
+async def open_migrated(settings: Settings) -> tuple[GraphStore, list[Migration]]:
+    """:func:`open_store`, then the pending migrations; return the store and
+    the migrations applied."""
+    store = await open_store(settings)
+    try:
+        applied = await migrate(Graph(store))
+    except BaseException:
+        await store.close()
+        raise
+    log.info("graph ready (%s); %d migrations applied", store.backend, len(applied))
+    return store, applied
 
 
 async def open_store(settings: Settings) -> GraphStore:

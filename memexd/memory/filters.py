@@ -168,7 +168,7 @@ def _normal(expr: Expr, *, negate: bool) -> Expr:
     if isinstance(expr, _Not):
         return _normal(expr.part, negate=not negate)
     if isinstance(expr, Predicate):
-        return Predicate(expr.name, expr.params, negated=negate) if negate else expr
+        return Predicate(expr.name, expr.params, expr.negated != negate) if negate else expr
     op = expr.op if not negate else ("OR" if expr.op == "AND" else "AND")
     parts: list[Expr] = []
     for part in (_normal(p, negate=negate) for p in expr.parts):

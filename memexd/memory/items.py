@@ -93,7 +93,8 @@ class ItemCommands:
             if not rows:
                 raise MemoryNotFound(item_id)
             current, version = item_from_row(rows[0]["item"]), int(rows[0]["item"]["version"])
-            merged = check.merged_item(current, patch, self.limits)
+            valid = check.merged_item(current, patch, self.limits)
+            merged = valid.item
             event = ev.memory_updated(item_id, patch.given(), author, reason, origin,
                                       basis=basis, scope=merged.scope)  # fmt: skip
             written = await self.graph.write(
@@ -101,7 +102,7 @@ class ItemCommands:
                 {
                     "id": item_id,
                     "version": version,
-                    "props": _update_props(current, merged),
+                    "props": _update_props(current, valid),
                     "relink": patch.parents is not None,
                     "links": _links([merged]) if patch.parents is not None else [],
                     "events": [event_props(event)],
@@ -134,9 +135,9 @@ def _links(items: Sequence[Item]) -> list[dict[str, Any]]:
     ]
 
 
-def _update_props(current: Item, merged: Item) -> dict[str, Any]:
+def _update_props(current: Item, merged: check.ValidItem) -> dict[str, Any]:
     """Properties to ``SET +=``: every stored field, with stale meta paths nulled."""
-    props = item_props(merged)
+    props = item_props(merged.item, merged.content_json, merged.meta_json)
     for key in ("id", "created_at", "retracted", "version"):
         props.pop(key)
     for key in flatten_meta(current.meta):

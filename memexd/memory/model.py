@@ -64,10 +64,6 @@ class Direction:
     outgoing: bool = True
     incoming: bool = True
 
-    @classmethod
-    def named(cls, name: str) -> Direction:
-        return {"FROM": cls(True, False), "TO": cls(False, True)}.get(name, cls())
-
 
 # ---------------------------------------------------------------- drafts
 # What callers ask for, before validation (memexd.memory.validation turns

@@ -316,19 +316,20 @@ def item_patch(p: ItemPatch, limits: Limits) -> ItemPatch:
     )  # fmt: skip
 
 
-def merged_item(current: Item, patch: ItemPatch, limits: Limits) -> Item:
+def merged_item(current: Item, patch: ItemPatch, limits: Limits) -> ValidItem:
     """MemEX update: content and meta merge shallowly, other given fields
-    replace; the merged content and meta keep the size limit."""
+    replace; the merged content and meta keep the size limit (their texts,
+    serialised for that check, are what gets stored)."""
     changes = patch.given()
-    if patch.content is not None:
-        changes["content"] = {**current.content, **patch.content}
-        json_object(changes["content"], "patch.content", max_bytes=limits.max_content_bytes)
-    if patch.meta is not None:
-        changes["meta"] = {**(current.meta or {}), **patch.meta}
-        json_object(changes["meta"], "patch.meta", max_bytes=limits.max_content_bytes)
+    size = limits.max_content_bytes
+    content = {**current.content, **patch.content} if patch.content is not None else current.content
+    meta = current.meta if patch.meta is None else {**(current.meta or {}), **patch.meta}
+    changes["content"], content_json = json_object(content, "patch.content", max_bytes=size)
+    meta_json = None if meta is None else json_object(meta, "patch.meta", max_bytes=size)[1]
+    changes["meta"] = meta
     if patch.parents is not None:
         changes["parents"] = tuple(patch.parents)
-    return replace(current, **changes)
+    return ValidItem(replace(current, **changes), content_json, meta_json)
 
 
 # ---------------------------------------------------------------- edges

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import logging
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -24,8 +23,7 @@ from strawberry.types import ExecutionResult
 from memexd.core import Memex
 from memexd.errors import MemexError
 from memexd.events.vocabulary import Origin
-from memexd.graph.migrations import migrate
-from memexd.graph.open import open_store
+from memexd.graph.open import open_migrated
 from memexd.memory.validation import long_number
 from memexd.schema.build import build_schema
 from memexd.server import graphiql
@@ -37,8 +35,6 @@ from memexd.settings import Settings, load_settings
 from memexd.types import GraphStore
 
 __all__ = ["create_app"]
-
-log = logging.getLogger("memexd")
 
 _TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
@@ -140,12 +136,9 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
         if store is not None:
             yield
             return
-        opened = await open_store(settings)
+        opened, _ = await open_migrated(settings)
         try:
-            memex = Memex(opened, settings)
-            applied = await migrate(memex.graph)
-            log.info("graph ready (%s); %d migrations applied", opened.backend, len(applied))
-            holder.memex = memex
+            holder.memex = Memex(opened, settings)
             yield
         finally:
             holder.memex = None

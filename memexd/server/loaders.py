@@ -12,7 +12,7 @@ from memexd.memory.model import Direction, Edge, Item
 
 __all__ = ["Loaders"]
 
-EdgeKey = tuple[str, str | None, bool]  # direction name, kind, active only
+EdgeKey = tuple[Direction, str | None, bool]  # direction, kind, active only
 
 
 class Loaders:
@@ -39,16 +39,14 @@ class Loaders:
         return DataLoader(load_fn=self._contradicted_by)
 
     def edges(
-        self, direction: str, kind: str | None, active_only: bool
+        self, direction: Direction, kind: str | None, active_only: bool
     ) -> DataLoader[str, list[Edge]]:
         key = (direction, kind, active_only)
         loader = self._edges.get(key)
         if loader is None:
 
             async def load(ids: list[str]) -> Sequence[list[Edge]]:
-                found = await self.memex.edge_reads.of_items(
-                    ids, Direction.named(direction), kind, active_only
-                )
+                found = await self.memex.edge_reads.of_items(ids, direction, kind, active_only)
                 return [found.get(i, []) for i in ids]
 
             loader = self._edges[key] = DataLoader(load_fn=load)
