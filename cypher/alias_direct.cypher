@@ -1,9 +1,10 @@
 // Direct aliases of each given item: live items joined by an active ALIAS edge
 // in either direction (the item itself excluded). One row per item id.
-// @params ids
+// @params ids readable
 UNWIND $ids AS id
 MATCH (x:Item {id: id})-[r:ALIAS]-(y:Item)
 WHERE r.active = true AND r.retracted = false AND y.retracted = false AND y.id <> id
+  AND @readable(x) AND @readable(y)
 WITH DISTINCT id, y
 ORDER BY y.id
 RETURN id, collect(@item(y)) AS items

@@ -1,11 +1,11 @@
 // Record that two live items are the same thing: an ALIAS edge each way, each
 // created only if no active one exists already (marking twice is harmless),
 // with its EdgeKey and edge.created event. No row: an item is missing.
-// @params a b edges
+// @params a b edges writable
 MATCH (x:Item {id: $a})
-WHERE x.retracted = false
+WHERE x.retracted = false AND @writable(x)
 MATCH (y:Item {id: $b})
-WHERE y.retracted = false
+WHERE y.retracted = false AND @writable(y)
 CALL {
   WITH x, y
   UNWIND $edges AS spec
@@ -19,8 +19,8 @@ CALL {
   SET r = spec.props
   CREATE (k:EdgeKey)
   SET k = spec.key
-  RETURN collect(spec) AS made, collect(f.scope) AS scopes
+  RETURN collect(spec) AS made, collect([f.scope, t.scope]) AS scopes
 }
 WITH made, scopes
-@log_events([spec IN made | spec.event], scopes[log_i])
+@log_events([spec IN made | spec.event], scopes[log_i][0], scopes[log_i])
 RETURN [s IN made | s.key.edge_id] AS created

@@ -5,18 +5,20 @@
 // deepest and newest first, with events from the $spare ids. If the closure
 // changed in another way (an item gone) or the newcomers go deeper or number
 // more than $spare, nothing is retracted (ok = false) and the caller walks
-// again. Marks are always removed.
-// @params ids events token spare payload ts origin
+// again. Marks are always removed. Only children the caller can read are
+// absorbed; one it can read but not write also fails the statement, so the
+// walk runs again and reports it.
+// @params ids events token spare payload ts origin readable writable
 UNWIND $ids AS id
 MATCH (n:Item {id: id})
-WHERE n.retracted = false
+WHERE n.retracted = false AND @writable(n)
 SET n.cascade_token = $token
 WITH collect(n) AS doomed
 CALL {
   WITH doomed
   UNWIND doomed AS x
   MATCH (x)<-[:PARENT]-(c:Item)
-  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  WHERE c.retracted = false AND @readable(c) AND coalesce(c.cascade_token, '') <> $token
   SET c.cascade_token = $token
   RETURN collect(DISTINCT c) AS a1
 }
@@ -24,7 +26,7 @@ CALL {
   WITH a1
   UNWIND a1 AS x
   MATCH (x)<-[:PARENT]-(c:Item)
-  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  WHERE c.retracted = false AND @readable(c) AND coalesce(c.cascade_token, '') <> $token
   SET c.cascade_token = $token
   RETURN collect(DISTINCT c) AS a2
 }
@@ -32,7 +34,7 @@ CALL {
   WITH a2
   UNWIND a2 AS x
   MATCH (x)<-[:PARENT]-(c:Item)
-  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  WHERE c.retracted = false AND @readable(c) AND coalesce(c.cascade_token, '') <> $token
   SET c.cascade_token = $token
   RETURN collect(DISTINCT c) AS a3
 }
@@ -40,7 +42,7 @@ CALL {
   WITH a3
   UNWIND a3 AS x
   MATCH (x)<-[:PARENT]-(c:Item)
-  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  WHERE c.retracted = false AND @readable(c) AND coalesce(c.cascade_token, '') <> $token
   SET c.cascade_token = $token
   RETURN collect(DISTINCT c) AS a4
 }
@@ -48,7 +50,7 @@ CALL {
   WITH a4
   UNWIND a4 AS x
   MATCH (x)<-[:PARENT]-(c:Item)
-  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  WHERE c.retracted = false AND @readable(c) AND coalesce(c.cascade_token, '') <> $token
   SET c.cascade_token = $token
   RETURN collect(DISTINCT c) AS a5
 }
@@ -56,7 +58,7 @@ CALL {
   WITH a5
   UNWIND a5 AS x
   MATCH (x)<-[:PARENT]-(c:Item)
-  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  WHERE c.retracted = false AND @readable(c) AND coalesce(c.cascade_token, '') <> $token
   SET c.cascade_token = $token
   RETURN collect(DISTINCT c) AS a6
 }
@@ -64,7 +66,7 @@ CALL {
   WITH a6
   UNWIND a6 AS x
   MATCH (x)<-[:PARENT]-(c:Item)
-  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  WHERE c.retracted = false AND @readable(c) AND coalesce(c.cascade_token, '') <> $token
   SET c.cascade_token = $token
   RETURN collect(DISTINCT c) AS a7
 }
@@ -72,7 +74,7 @@ CALL {
   WITH a7
   UNWIND a7 AS x
   MATCH (x)<-[:PARENT]-(c:Item)
-  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  WHERE c.retracted = false AND @readable(c) AND coalesce(c.cascade_token, '') <> $token
   SET c.cascade_token = $token
   RETURN collect(DISTINCT c) AS a8
 }
@@ -80,7 +82,7 @@ CALL {
   WITH a8
   UNWIND a8 AS x
   MATCH (x)<-[:PARENT]-(c:Item)
-  WHERE c.retracted = false AND coalesce(c.cascade_token, '') <> $token
+  WHERE c.retracted = false AND @readable(c) AND coalesce(c.cascade_token, '') <> $token
   RETURN count(c) AS deeper
 }
 CALL {
@@ -92,7 +94,8 @@ CALL {
   RETURN collect(x) AS absorbed
 }
 WITH doomed, absorbed, deeper,
-     size(doomed) = size($ids) AND deeper = 0 AND size(absorbed) <= size($spare) AS ok
+     size(doomed) = size($ids) AND deeper = 0 AND size(absorbed) <= size($spare)
+       AND all(x IN absorbed WHERE @writable(x)) AS ok
 FOREACH (n IN doomed + absorbed | SET n.cascade_token = null)
 FOREACH (n IN CASE WHEN ok THEN absorbed + doomed ELSE [] END | SET n.retracted = true)
 WITH doomed, absorbed, ok,
@@ -102,5 +105,5 @@ WITH doomed, absorbed, ok,
         payload: $payload[0] + absorbed[j].id + $payload[1], subject: absorbed[j].id,
         trace_id: $origin.trace_id, cause_id: $origin.cause_id}] + $events
      ELSE [] END AS events
-@log_events(events, subjects[log_i].scope)
+@log_events(events, subjects[log_i].scope, [subjects[log_i].scope])
 RETURN ok, [n IN absorbed | [n.id, n.scope]] AS absorbed, size(doomed) AS found

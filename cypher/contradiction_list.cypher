@@ -1,7 +1,8 @@
 // Active contradictions between live items, with both items and the edge.
-// @params limit
+// @params limit readable
 MATCH (a:Item)-[r:CONTRADICTS]->(b:Item)
 WHERE r.active = true AND r.retracted = false AND a.retracted = false AND b.retracted = false
+  AND @readable(a) AND @readable(b)
 WITH a, r, b
 ORDER BY r.edge_id
 LIMIT $limit

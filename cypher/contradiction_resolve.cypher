@@ -3,11 +3,11 @@
 // the pair are re-checked. The edges are deactivated, the loser's authority
 // lowered, SUPERSEDES winner->loser created, and the events appended.
 // No row back: the state moved on; read again.
-// @params winner loser version authority edge_ids supersede key events
+// @params winner loser version authority edge_ids supersede key events writable
 MATCH (w:Item {id: $winner})
-WHERE w.retracted = false
+WHERE w.retracted = false AND @writable(w)
 MATCH (l:Item {id: $loser})
-WHERE l.retracted = false AND l.version = $version
+WHERE l.retracted = false AND l.version = $version AND @writable(l)
 OPTIONAL MATCH (w)-[c:CONTRADICTS]-(l)
 WHERE c.active = true AND c.retracted = false
 WITH w, l, collect(DISTINCT c) AS cs
@@ -19,5 +19,5 @@ SET s = $supersede
 CREATE (k:EdgeKey)
 SET k = $key
 WITH w
-@log_events($events, null)
+@log_events($events, null, null)
 RETURN true AS ok

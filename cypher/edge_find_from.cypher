@@ -1,7 +1,7 @@
 // Edges leaving one item (index seek on the source), optionally filtered.
-// @params from to min_weight active_only limit
+// @params from to min_weight active_only limit readable
 MATCH (a:Item {id: $from})-[r/*<kind>*//*</kind>*/]->(b:Item)
-WHERE r.edge_id IS NOT NULL AND r.retracted = false
+WHERE r.edge_id IS NOT NULL AND r.retracted = false AND @readable(a) AND @readable(b)
   AND ($to IS NULL OR b.id = $to)
   AND ($min_weight IS NULL OR r.weight >= $min_weight)
   AND (NOT $active_only OR r.active)

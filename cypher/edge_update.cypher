@@ -1,10 +1,11 @@
 // Apply an already-merged edge update at the version it was read at, and
 // append the edge.updated event. No row back: gone, or changed since.
-// @params edge_id version props events
+// @params edge_id version props events writable
 MATCH (k:EdgeKey {edge_id: $edge_id})
-MATCH (a:Item {id: k.from_id})-[r]->(:Item {id: k.to_id})
+MATCH (a:Item {id: k.from_id})-[r]->(b:Item {id: k.to_id})
 WHERE r.edge_id = $edge_id AND r.retracted = false AND r.version = $version
+  AND @writable(a) AND @writable(b)
 SET r += $props, r.version = $version + 1
-WITH a, r
-@log_events($events, a.scope)
+WITH a, b, r
+@log_events($events, a.scope, [a.scope, b.scope])
 RETURN r.edge_id AS edge_id

@@ -1,4 +1,5 @@
 // Position of an event in the log (the cursor for "after").
-// @params id
+// @params id readable
 MATCH (e:Event {id: $id})
+WHERE @readable_event(e)
 RETURN e.seq AS seq

@@ -3,10 +3,10 @@
 // ones that do not (AWAITS a Placeholder), resolve placeholders earlier items
 // left for these ids, and append one memory.created event per item.
 // Returns no row when an id is already taken.
-// @params ids rows links events
+// @params ids rows links events writable
 OPTIONAL MATCH (dup:Item) WHERE dup.id IN $ids
 WITH count(dup) AS dups
-WHERE dups = 0
+WHERE dups = 0 AND all(row IN $rows WHERE @writable(row))
 UNWIND $rows AS row
 CREATE (n:Item)
 SET n = row
@@ -35,5 +35,5 @@ CALL {
   DELETE w
   RETURN count(*) AS resolved
 }
-@log_events($events, null)
+@log_events($events, null, null)
 RETURN created

@@ -1,7 +1,7 @@
 // Items matching a compiled filter, sorted and paged in the database.
-// @params include_retracted offset limit
+// @params include_retracted offset limit readable
 MATCH (n:Item)
-WHERE ($include_retracted OR n.retracted = false) AND (/*<filter>*/true/*</filter>*/)
+WHERE ($include_retracted OR n.retracted = false) AND @readable(n) AND (/*<filter>*/true/*</filter>*/)
 WITH n
 ORDER BY /*<order>*/n.id/*</order>*/
 SKIP $offset

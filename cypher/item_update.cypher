@@ -1,9 +1,9 @@
 // Apply an already-merged update if the item is still at the version it was
 // read at (optimistic concurrency), optionally re-linking its parents, and
 // append the memory.updated event. No row back means: gone, or changed since.
-// @params id version props relink links events
+// @params id version props relink links events writable
 MATCH (n:Item {id: $id})
-WHERE n.retracted = false AND n.version = $version
+WHERE n.retracted = false AND n.version = $version AND @writable(n) AND @writable($props)
 SET n += $props, n.version = $version + 1
 WITH n
 CALL {
@@ -27,5 +27,5 @@ CALL {
     CREATE (n)-[:AWAITS {ord: link.ord}]->(w))
   RETURN count(*) AS linked
 }
-@log_events($events, n.scope)
+@log_events($events, n.scope, null)
 RETURN n.id AS id

@@ -1,7 +1,11 @@
-"""The memexd core: every service, wired to one graph."""
+"""The memexd core: every service, wired to one graph and one caller."""
 
 from __future__ import annotations
 
+import asyncio
+from functools import cached_property
+
+from memexd.access.grants import EVERYTHING, Access
 from memexd.events.log import EventLog
 from memexd.graph import Graph
 from memexd.integrity.aliases import Aliases
@@ -19,18 +23,70 @@ __all__ = ["Memex"]
 
 
 class Memex:
-    """Commands and reads over one graph store."""
+    """Commands and reads over one graph store, as one caller.
 
-    def __init__(self, store: GraphStore, settings: Settings) -> None:
+    The services are built on first use: a request touches few of them. Every
+    query they run carries the caller's grants (see :class:`Graph`); the
+    process-wide parts (query cache, walk slots) are shared by
+    :meth:`as_caller`.
+    """
+
+    def __init__(
+        self,
+        store: GraphStore,
+        settings: Settings,
+        access: Access = EVERYTHING,
+        *,
+        shared: Memex | None = None,
+    ) -> None:
         self.settings = settings
-        self.limits = limits = Limits.of(settings)
-        self.graph = graph = Graph(store)
-        self.items = ItemCommands(graph, limits)
-        self.item_reads = ItemReads(graph, limits)
-        self.edges = EdgeCommands(graph, limits)
-        self.edge_reads = EdgeReads(graph, limits)
-        self.events = EventLog(graph, limits)
-        self.provenance = Provenance(graph, settings, self.item_reads)
-        self.cascade = Cascade(graph, self.provenance)
-        self.aliases = Aliases(graph, limits, self.provenance)
-        self.contradictions = Contradictions(graph, limits, self.edges, self.item_reads)
+        self.limits = Limits.of(settings) if shared is None else shared.limits
+        self.graph = Graph(store, access) if shared is None else shared.graph.bound(access)
+        self.walk_slots = (
+            asyncio.Semaphore(settings.max_concurrent_walks) if shared is None
+            else shared.walk_slots
+        )  # fmt: skip
+
+    @property
+    def access(self) -> Access:
+        return self.graph.access
+
+    def as_caller(self, access: Access) -> Memex:
+        """The same core for another caller: its queries carry that caller's grants."""
+        return Memex(self.graph.store, self.settings, access, shared=self)
+
+    @cached_property
+    def items(self) -> ItemCommands:
+        return ItemCommands(self.graph, self.limits)
+
+    @cached_property
+    def item_reads(self) -> ItemReads:
+        return ItemReads(self.graph, self.limits)
+
+    @cached_property
+    def edges(self) -> EdgeCommands:
+        return EdgeCommands(self.graph, self.limits)
+
+    @cached_property
+    def edge_reads(self) -> EdgeReads:
+        return EdgeReads(self.graph, self.limits)
+
+    @cached_property
+    def events(self) -> EventLog:
+        return EventLog(self.graph, self.limits)
+
+    @cached_property
+    def provenance(self) -> Provenance:
+        return Provenance(self.graph, self.settings, self.item_reads, self.walk_slots)
+
+    @cached_property
+    def cascade(self) -> Cascade:
+        return Cascade(self.graph, self.provenance)
+
+    @cached_property
+    def aliases(self) -> Aliases:
+        return Aliases(self.graph, self.limits, self.provenance)
+
+    @cached_property
+    def contradictions(self) -> Contradictions:
+        return Contradictions(self.graph, self.limits, self.edges, self.item_reads)

@@ -10,6 +10,8 @@ Every error a client can see derives from :class:`MemexError` and carries the
     ├── BadUserInput        BAD_USER_INPUT (validation, limits)
     ├── Conflict            CONFLICT (concurrent writers kept winning; retry)
     ├── ResourceExhausted   RESOURCE_EXHAUSTED (time, memory, size or cost limits)
+    ├── Unauthenticated     UNAUTHENTICATED (credentials missing, unknown, revoked, expired)
+    ├── Forbidden           FORBIDDEN (valid credentials, but no grant for this)
     ├── StorageError        engine failures, mapped in ``memexd.graph.errors``
     │   ├── ConstraintViolation (turned into Duplicate* by the services)
     │   ├── SchemaExists        (an index or constraint is already there)
@@ -31,6 +33,7 @@ __all__ = [
     "DuplicateEdge",
     "DuplicateMemory",
     "EdgeNotFound",
+    "Forbidden",
     "InvalidTimestamp",
     "MemexError",
     "MemoryNotFound",
@@ -41,6 +44,7 @@ __all__ = [
     "StartupError",
     "StorageError",
     "StorageUnavailable",
+    "Unauthenticated",
 ]
 
 
@@ -114,6 +118,25 @@ class Conflict(MemexError):
     """A compare-and-set write lost to concurrent writers too many times."""
 
     code = "CONFLICT"
+
+
+class Unauthenticated(MemexError):
+    """No usable credentials: missing, malformed, unknown, revoked or expired.
+    The message never contains the credential."""
+
+    code = "UNAUTHENTICATED"
+
+
+class Forbidden(MemexError):
+    """The caller is known but holds no grant for what it asked. Only said of
+    things the caller can read: an unreadable item is reported missing."""
+
+    code = "FORBIDDEN"
+
+    @classmethod
+    def write(cls, scope: str, field: str | None = None) -> Forbidden:
+        where = f"{field}: " if field else ""
+        return cls(f"{where}no write grant on scope {scope!r}")
 
 
 class StorageError(MemexError):

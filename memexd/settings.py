@@ -25,7 +25,7 @@ GRAPH_SCHEMES: Mapping[str, frozenset[str]] = {
     "falkordb": frozenset({"falkor", "falkordb", "redis"}),
     "neo4j": frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}),
 }
-_SECRET = frozenset({"graph_password", "graph_uri"})
+_SECRET = frozenset({"graph_password", "graph_uri", "jwt_secret"})
 
 Positive = Annotated[int, Field(ge=1)]
 Seconds = Annotated[float, Field(gt=0, le=3600)]
@@ -78,17 +78,32 @@ class Settings(BaseSettings):
     body_timeout_s: Seconds = 30.0
     keep_alive_s: Seconds = 5.0
     max_connections: Positive = 1_000
+    # access control (README: Access control)
+    env: Literal["development", "production"] = "development"
+    allow_anonymous: bool = False
+    keys_file: Path | None = None
+    jwt_secret: SecretStr | None = None
+    jwt_public_key_file: Path | None = None
+    jwt_jwks_file: Path | None = None
+    jwt_issuer: str | None = None
+    jwt_audience: str | None = None
+    jwt_grants_claim: str = Field("memexd_grants", min_length=1)
+    jwt_leeway_s: float = Field(0.0, ge=0, le=300)
+    cors_origins: list[str] = Field(default_factory=list)
     # the rest
     graphiql: bool = True
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     access_log: bool = False
 
-    @field_validator("log_level", mode="before")
+    @field_validator("log_level", "env", mode="before")
     @classmethod
     def _lower(cls, value: Any) -> Any:
         return value.lower() if isinstance(value, str) else value
 
-    @field_validator("graph_uri", "graph_user", "neo4j_database", mode="before")
+    @field_validator(
+        "graph_uri", "graph_user", "neo4j_database", "jwt_secret", "jwt_issuer", "jwt_audience",
+        mode="before",
+    )
     @classmethod
     def _empty_is_none(cls, value: Any) -> Any:
         return None if value == "" else value
@@ -117,6 +132,20 @@ class Settings(BaseSettings):
             return "falkordb"
         scheme = urlsplit(self.graph_uri).scheme
         return next(name for name, schemes in GRAPH_SCHEMES.items() if scheme in schemes)
+
+    @property
+    def keys_path(self) -> Path:
+        """The API key file."""
+        return self.keys_file or self.data_dir / "keys.json"
+
+    @property
+    def production(self) -> bool:
+        return self.env == "production"
+
+    @property
+    def ide(self) -> bool:
+        """GraphiQL is served in development only."""
+        return self.graphiql and not self.production
 
     def password(self) -> str | None:
         return None if self.graph_password is None else self.graph_password.get_secret_value()

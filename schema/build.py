@@ -5,6 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 import strawberry
+from strawberry.schema.config import StrawberryConfig
+
 from memexd.schema.mutation import Mutation
 from memexd.schema.query import Query
 
@@ -20,10 +22,13 @@ class _Schema(strawberry.Schema):
 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:
+    settings = settings or Settings()
     return _Schema(
         query=Query,
         mutation=Mutation,
-        extensions=schema_extensions(settings or Settings()),
+        extensions=schema_extensions(settings),
+        # production: no "Did you mean …?" hints about fields a caller guesses
+        config=StrawberryConfig(disable_field_suggestions=settings.production),
     )
 
 

@@ -25,7 +25,7 @@ def test_the_settings_table_lists_every_setting_with_its_default() -> None:
     assert set(table) == {f"MEMEXD_{name.upper()}" for name in fields}
     for name, field in fields.items():
         shown = table[f"MEMEXD_{name.upper()}"]
-        default = field.default
+        default = field.get_default(call_default_factory=True)
         if default is None:
             assert shown.startswith(("none", "from ")), name
         elif isinstance(default, bool):

@@ -103,10 +103,10 @@ def test_settings_precedence_and_checks(tmp_path: Path, monkeypatch: pytest.Monk
         monkeypatch.delenv(name)
     monkeypatch.setenv("MEMEXD_LOG_LEVEL", "DEBUG")
     assert load_settings(env_file=None).log_level == "debug"
-    monkeypatch.setenv("MEMEXD_GRAPH_PASSWORD", "secret")
+    monkeypatch.setenv("MEMEXD_GRAPH_PASSWORD", "hunter2-pw")
     loaded = load_settings(env_file=None)
-    assert "secret" not in repr(loaded)
-    assert loaded.password() == "secret"
+    assert "hunter2-pw" not in repr(loaded)
+    assert loaded.password() == "hunter2-pw"
 
 
 def test_meta_flattening() -> None:
@@ -166,7 +166,7 @@ def test_equal_filters_give_equal_cypher() -> None:
     assert other.text == first.text
     assert other.params == {"f0_value": "x", "f1_value": "y"}
     text, params = graph.queries.get("item_find").bind(
-        {"include_retracted": False, "offset": 0, "limit": 1}, {"filter": first}
+        {"include_retracted": False, "offset": 0, "limit": 1, "readable": [""]}, {"filter": first}
     )
     assert first.text in text
     assert params["f1_value"] == "b"

@@ -1,10 +1,14 @@
 // The tail of every command: append its events to the log, in the same
 // statement as the change. Each event takes the next position of the log
-// counter (seq, the commit order) and, unless it names its own scope, the
-// scope given (an expression that may use log_i, the event's index). Included
-// as @log_events($events, a.scope) at a point where the statement has one row.
-// @shape logged_events logged_scope
-WITH [] AS logged_events, null AS logged_scope
+// counter (seq, the commit order) and, unless it names its own, the scope
+// and the scopes given (expressions that may use log_i, the event's index).
+// `scope` is the item's scope (for scope-filtered readers); `scopes` every
+// scope the event tells about (both ends of an edge, an item's scope before
+// and after a move): a caller sees the event only if it can read them all.
+// Included as @log_events($events, a.scope, [a.scope, b.scope]) at a point
+// where the statement has one row.
+// @shape logged_events logged_scope logged_scopes
+WITH [] AS logged_events, null AS logged_scope, null AS logged_scopes
 /*<shape>*/WITH *, logged_events AS log_list
 MATCH (log_seq:Counter {name: 'event'})
 WITH *, log_seq.value AS log_base
@@ -12,5 +16,7 @@ SET log_seq.value = log_base + size(log_list)
 FOREACH (log_i IN range(0, size(log_list) - 1) |
   CREATE (log_e:Event)
   SET log_e = log_list[log_i], log_e.seq = log_base + log_i + 1,
-      log_e.scope = coalesce(log_list[log_i].scope, logged_scope))/*</shape>*/
+      log_e.scope = coalesce(log_list[log_i].scope, logged_scope),
+      log_e.scopes = coalesce(log_list[log_i].scopes, logged_scopes,
+                              [coalesce(log_list[log_i].scope, logged_scope)]))/*</shape>*/
 RETURN log_base

@@ -54,6 +54,9 @@ class Event:
     #: Scope of the item the event concerns, for scope-filtered readers; when
     #: ``None`` the command's statement fills it in from the graph.
     scope: str | None = None
+    #: Every scope the event tells about (both ends of an edge): only callers
+    #: who can read them all see it. ``None``: the statement fills it in.
+    scopes: tuple[str, ...] | None = None
     #: Id of the item or edge the event concerns.
     subject: str | None = None
     #: ``payload`` already serialised, when the command had it at hand.
@@ -67,6 +70,7 @@ def _event(
     *,
     subject: str,
     scope: str | None = None,
+    scopes: tuple[str, ...] | None = None,
     payload_json: str | None = None,
 ) -> Event:
     """A new event; the namespace is the type's first segment."""
@@ -79,6 +83,7 @@ def _event(
         trace_id=origin.trace_id,
         cause_id=origin.cause_id,
         scope=scope,
+        scopes=scopes,
         subject=subject,
         payload_json=payload_json,
     )
@@ -116,11 +121,15 @@ def memory_updated(
     *,
     basis: Any = None,
     scope: str | None = None,
+    moved_from: str | None = None,
 ) -> Event:
+    """``moved_from``: the item's scope before, when the update moves it
+    (the event then tells about both scopes)."""
     payload: JSONObject = {"item_id": item_id, "partial": partial, **_why(author, reason)}
     if basis is not None:
         payload["basis"] = basis
-    return _event("memory.updated", payload, origin, subject=item_id, scope=scope)
+    scopes = None if scope is None or moved_from in (None, scope) else (moved_from, scope)
+    return _event("memory.updated", payload, origin, subject=item_id, scope=scope, scopes=scopes)
 
 
 def memory_retracted(item_id: str, author: str, reason: str | None, origin: Origin) -> Event:
@@ -140,10 +149,12 @@ def memory_retracted_template(author: str, reason: str | None) -> tuple[str, str
 # ------------------------------------------------------------------ edge.*
 
 
-def edge_created(edge: Edge, origin: Origin, *, scope: str | None = None) -> Event:
-    return _event(
-        "edge.created", {"edge": edge_json(edge)}, origin, subject=edge.edge_id, scope=scope
-    )
+def edge_created(
+    edge: Edge, origin: Origin, *, scopes: tuple[str, str] | None = None
+) -> Event:
+    """``scopes``: the scopes of the edge's ends, when the command knows them."""
+    return _event("edge.created", {"edge": edge_json(edge)}, origin, subject=edge.edge_id,
+                  scope=None if scopes is None else scopes[0], scopes=scopes)  # fmt: skip
 
 
 def edge_updated(
@@ -153,10 +164,11 @@ def edge_updated(
     reason: str | None,
     origin: Origin,
     *,
-    scope: str | None = None,
+    scopes: tuple[str, str] | None = None,
 ) -> Event:
     payload: JSONObject = {"edge_id": edge_id, "partial": partial, **_why(author, reason)}
-    return _event("edge.updated", payload, origin, subject=edge_id, scope=scope)
+    return _event("edge.updated", payload, origin, subject=edge_id,
+                  scope=None if scopes is None else scopes[0], scopes=scopes)  # fmt: skip
 
 
 def edge_retracted(edge_id: str, author: str, reason: str | None, origin: Origin) -> Event:
@@ -181,6 +193,7 @@ def event_props(event: Event) -> dict[str, Any]:
         "trace_id": event.trace_id,
         "cause_id": event.cause_id,
         "scope": event.scope,
+        "scopes": None if event.scopes is None else list(event.scopes),
         "subject": event.subject,
     }
     props.update(present(optional))

@@ -9,18 +9,32 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from memexd.graph.cypher import Fragment, Queries
+from memexd.access.grants import EVERYTHING, Access
+from memexd.graph.cypher import Fragment, Queries, Query
 from memexd.types import GraphStore, Row
 
 __all__ = ["Fragment", "Graph"]
 
 
 class Graph:
-    """Named queries run on a :class:`~memexd.types.GraphStore`."""
+    """Named queries run on a :class:`~memexd.types.GraphStore`, bound to the
+    :class:`~memexd.access.grants.Access` of one caller.
 
-    def __init__(self, store: GraphStore) -> None:
+    A query that declares ``readable`` or ``writable`` among its parameters
+    gets the caller's read or write prefixes there, always: callers cannot
+    pass them, so a query that checks grants never runs without them.
+    """
+
+    def __init__(
+        self, store: GraphStore, access: Access = EVERYTHING, queries: Queries | None = None
+    ) -> None:
         self.store = store
-        self.queries = Queries(store.backend)
+        self.access = access
+        self.queries = queries or Queries(store.backend)
+
+    def bound(self, access: Access) -> Graph:
+        """The same engine and query cache, for another caller."""
+        return Graph(self.store, access, self.queries)
 
     @property
     def backend(self) -> str:
@@ -29,14 +43,29 @@ class Graph:
     async def read(
         self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment
     ) -> list[Row]:
-        text, bound = self.queries.get(name).bind(params or {}, slots)
+        query = self.queries.get(name)
+        text, bound = query.bind(self._with_grants(query, params), slots)
         return await self.store.read(text, bound)
 
     async def write(
         self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment
     ) -> list[Row]:
-        text, bound = self.queries.get(name).bind(params or {}, slots)
+        query = self.queries.get(name)
+        text, bound = query.bind(self._with_grants(query, params), slots)
         return await self.store.write(text, bound)
+
+    def _with_grants(self, query: Query, params: Mapping[str, Any] | None) -> Mapping[str, Any]:
+        grants = query.grants
+        if not grants:
+            return params or {}
+        if params and not grants.isdisjoint(params):
+            raise KeyError(f"{query.name}: grants are not the caller's to pass")
+        merged = dict(params or {})
+        if "readable" in grants:
+            merged["readable"] = list(self.access.read)
+        if "writable" in grants:
+            merged["writable"] = list(self.access.write)
+        return merged
 
     def fragment(self, name: str, number: int, **params: Any) -> Fragment:
         """Predicate fragment ``name``, numbered as the ``number``-th of its query."""

@@ -41,6 +41,7 @@ _SLOT = re.compile(r"/\*<(\w+)>\*/(.*?)/\*</\1>\*/", re.DOTALL)
 _PARAM = re.compile(r"\$([A-Za-z_]\w*)")
 _COMMENT_LINE = re.compile(r"^\s*//.*$\n?", re.MULTILINE)
 _INCLUDE = re.compile(r"@([a-z_]+)\(")
+_GRANTS = frozenset({"readable", "writable"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +58,11 @@ class Query:
     text: str
     params: frozenset[str]
     slots: Mapping[str, str]
+
+    @property
+    def grants(self) -> frozenset[str]:
+        """The grant parameters it declares (filled by the graph, never by callers)."""
+        return self.params & _GRANTS
 
     def bind(
         self, params: Mapping[str, Any], slots: Mapping[str, str | Fragment]

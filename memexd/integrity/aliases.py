@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memexd.errors import MemoryNotFound
+from memexd.errors import Forbidden, MemoryNotFound
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, event_props
 from memexd.graph import Graph
@@ -60,6 +60,9 @@ class Aliases:
         rows = await self.graph.write("alias_mark", {"a": a, "b": b, "edges": specs})
         if not rows:
             found = await self.provenance.reads.fetch([a, b])
+            for item_id in (a, b):
+                if item_id in found and not self.graph.access.can_write(found[item_id].scope):
+                    raise Forbidden.write(found[item_id].scope)
             raise MemoryNotFound(a if a not in found else b)
         return [events[edge_id] for edge_id in rows[0]["created"]]
 

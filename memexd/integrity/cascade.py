@@ -14,7 +14,7 @@ import uuid
 from dataclasses import replace
 
 from memexd.concurrency import compare_and_set
-from memexd.errors import MemoryNotFound
+from memexd.errors import Forbidden, MemoryNotFound
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, event_props
 from memexd.graph import Graph
@@ -48,9 +48,20 @@ class Cascade:
             if not reach.found:
                 raise MemoryNotFound(item_id)
             order = post_order(item_id, reach.links())
-            return await self._write(order, author, reason, origin)
+            done = await self._write(order, author, reason, origin)
+            if done is None:
+                await self._check_writable(order)
+            return done
 
         return await compare_and_set(attempt, f"the cascade from {item_id}")
+
+    async def _check_writable(self, order: list[str]) -> None:
+        """After a failed write: ``FORBIDDEN`` if the caller may read but not
+        write part of the closure (what it cannot read is never walked)."""
+        found = await self.provenance.reads.fetch(order)
+        for item in found.values():
+            if not self.graph.access.can_write(item.scope):
+                raise Forbidden.write(item.scope)
 
     async def _write(
         self, order: list[str], author: str, reason: str | None, origin: Origin

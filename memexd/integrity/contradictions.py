@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memexd.concurrency import compare_and_set
-from memexd.errors import MemoryNotFound
+from memexd.errors import Forbidden, MemoryNotFound
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, event_props
 from memexd.graph import Graph
@@ -75,6 +75,9 @@ class Contradictions:
                 raise MemoryNotFound(winner if winner not in found else loser)
             if not rows[0]["edges"]:
                 return []
+            for scope in (rows[0]["winner_scope"], rows[0]["loser_scope"]):
+                if not self.graph.access.can_write(scope):
+                    raise Forbidden.write(scope)
             params, events = _plan(supersede, author, reason, rows[0], origin)
             return events if await self.graph.write("contradiction_resolve", params) else None
 
@@ -86,12 +89,13 @@ def _plan(
 ) -> tuple[dict[str, Any], list[Event]]:
     winner, loser = supersede.from_id, supersede.to_id
     authority = float(state["authority"]) * LOSER_AUTHORITY_FACTOR
-    scope = state["winner_scope"]
+    scopes = (state["winner_scope"], state["loser_scope"])
     events = [
-        ev.edge_created(supersede, origin, scope=scope),
+        ev.edge_created(supersede, origin, scopes=scopes),
         ev.memory_updated(loser, {"authority": authority}, author, reason, origin,
-                          scope=state["loser_scope"]),
-        *(ev.edge_updated(e, {"active": False}, author, reason, origin, scope=scope)
+                          scope=scopes[1]),
+        # a CONTRADICTS edge may point either way between the pair
+        *(ev.edge_updated(e, {"active": False}, author, reason, origin, scopes=scopes)
           for e in state["edges"]),
     ]  # fmt: skip
     params = {

@@ -38,11 +38,14 @@ class StaleItem:
 
 
 class Provenance:
-    def __init__(self, graph: Graph, settings: Settings, reads: ItemReads) -> None:
+    def __init__(
+        self, graph: Graph, settings: Settings, reads: ItemReads, slots: asyncio.Semaphore
+    ) -> None:
         self.graph = graph
         self.settings = settings
         self.reads = reads
-        self.slots = asyncio.Semaphore(settings.max_concurrent_walks)
+        #: shared by every caller: at most max_concurrent_walks walks at once
+        self.slots = slots
 
     async def reach(
         self, starts: Sequence[str], how: Walk, max_depth: int | None = None, *,

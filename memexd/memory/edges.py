@@ -9,6 +9,7 @@ from memexd.errors import (
     ConstraintViolation,
     DuplicateEdge,
     EdgeNotFound,
+    Forbidden,
     MemoryNotFound,
     StorageError,
 )
@@ -22,6 +23,9 @@ from memexd.memory.records import edge_from_row, edge_props
 from memexd.memory.validation import Limits
 
 __all__ = ["EdgeCommands", "EdgeReads", "edge_key", "pattern"]
+
+#: An edge belongs to both its ends: changing it needs a write grant on both.
+_NO_WRITE = "changing an edge needs a write grant on the scopes of both its ends"
 
 
 def pattern(direction: Direction) -> str:
@@ -70,10 +74,12 @@ class EdgeCommands:
         found = await self.graph.read(
             "item_get", {"ids": [edge.from_id, edge.to_id], "include_retracted": False}
         )
-        present = {row["item"]["id"] for row in found}
+        scopes = {row["item"]["id"]: row["item"]["scope"] for row in found}
         for item_id in (edge.from_id, edge.to_id):
-            if item_id not in present:
+            if item_id not in scopes:
                 raise MemoryNotFound(item_id)
+        if not all(self.graph.access.can_write(s) for s in scopes.values()):
+            raise Forbidden(_NO_WRITE)
         raise StorageError("edge write failed for an unknown reason")
 
     async def update(
@@ -88,6 +94,8 @@ class EdgeCommands:
             rows = await self.graph.read("edge_get", {"ids": [edge_id]})
             if not rows:
                 raise EdgeNotFound(edge_id)
+            if not rows[0]["writable"]:
+                raise Forbidden(_NO_WRITE)
             current, version = edge_from_row(rows[0]["edge"]), int(rows[0]["edge"]["version"])
             merged = check.merged_edge(current, patch, self.limits)
             event = ev.edge_updated(edge_id, patch.given(), author, reason, origin)
@@ -112,6 +120,8 @@ class EdgeCommands:
             "edge_retract", {"edge_id": edge_id, "events": [event_props(event)]}
         )
         if not rows:
+            if await self.graph.read("edge_get", {"ids": [edge_id]}):
+                raise Forbidden(_NO_WRITE)
             raise EdgeNotFound(edge_id)
         return [event]
 

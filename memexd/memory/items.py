@@ -15,6 +15,7 @@ from memexd.errors import (
     BadUserInput,
     ConstraintViolation,
     DuplicateMemory,
+    Forbidden,
     InvalidTimestamp,
     MemoryNotFound,
 )
@@ -70,6 +71,8 @@ class ItemCommands:
                 valid.append(check.new_item(draft, self.limits))
             except (BadUserInput, InvalidTimestamp) as exc:  # say which input
                 raise type(exc)(f"inputs[{i}].{exc.message}") from None
+            if not self.graph.access.can_write(valid[-1].item.scope):
+                raise Forbidden.write(valid[-1].item.scope, f"inputs[{i}].scope")
         return valid
 
     async def _existing(self, ids: list[str]) -> list[str]:
@@ -95,8 +98,12 @@ class ItemCommands:
             current, version = item_from_row(rows[0]["item"]), int(rows[0]["item"]["version"])
             valid = check.merged_item(current, patch, self.limits)
             merged = valid.item
+            for scope in dict.fromkeys((current.scope, merged.scope)):
+                if not self.graph.access.can_write(scope):
+                    raise Forbidden.write(scope)
             event = ev.memory_updated(item_id, patch.given(), author, reason, origin,
-                                      basis=basis, scope=merged.scope)  # fmt: skip
+                                      basis=basis, scope=merged.scope,
+                                      moved_from=current.scope)  # fmt: skip
             written = await self.graph.write(
                 "item_update",
                 {
@@ -123,8 +130,16 @@ class ItemCommands:
             "item_retract", {"id": item_id, "events": [event_props(event)]}
         )
         if not rows:
-            raise MemoryNotFound(item_id)
+            await self._explain(item_id)
         return [event]
+
+    async def _explain(self, item_id: str) -> None:
+        """Why a write to a live item found nothing: missing for the caller,
+        or readable but not writable."""
+        rows = await self.graph.read("item_get", {"ids": [item_id], "include_retracted": False})
+        if rows:
+            raise Forbidden.write(rows[0]["item"]["scope"])
+        raise MemoryNotFound(item_id)
 
 
 def _links(items: Sequence[Item]) -> list[dict[str, Any]]:

@@ -11,17 +11,21 @@ from typing import Any
 import orjson
 from cross_web import HTTPException
 from starlette.applications import Starlette
+from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Route
+from starlette.routing import Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
-from strawberry.asgi import GraphQL
+from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
+from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse, process_result
 from strawberry.types import ExecutionResult
 
+from memexd.access.gate import Gate
+from memexd.access.grants import NOBODY
 from memexd.core import Memex
-from memexd.errors import MemexError
+from memexd.errors import MemexError, Unauthenticated
 from memexd.events.vocabulary import Origin
 from memexd.graph.open import open_migrated
 from memexd.memory.validation import long_number
@@ -30,7 +34,6 @@ from memexd.server import graphiql
 from memexd.server.context import Context
 from memexd.server.extensions import coded
 from memexd.server.http import BodyLimit, error_body
-from memexd.server.loaders import Loaders
 from memexd.settings import Settings, load_settings
 from memexd.types import GraphStore
 
@@ -38,6 +41,10 @@ __all__ = ["create_app"]
 
 _TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
+#: Where a rejected ``connection_init`` leaves its close code and reason.
+_REJECTION = "memexd.rejection"
+#: graphql-transport-ws close codes: bad credentials, and no grant.
+WS_UNAUTHENTICATED, WS_FORBIDDEN = 4401, 4403
 
 
 class _Holder:
@@ -59,12 +66,33 @@ def _no_constants(name: str) -> Any:
     raise json.JSONDecodeError(f"{name} is not JSON", name, 0)
 
 
+class _WebSocket(ASGIWebSocketAdapter):
+    """Closes a rejected ``connection_init`` with the code memexd chose
+    (Strawberry closes every rejection as 4403 Forbidden)."""
+
+    async def close(self, code: int, reason: str) -> None:
+        rejected = self.ws.scope.get(_REJECTION)
+        if code == WS_FORBIDDEN and rejected is not None:
+            code, reason = rejected
+        await super().close(code, reason)
+
+
+def _close_reason(code: str, message: str) -> str:
+    """A close reason fits in 123 bytes."""
+    return f"{code}: {message}".encode()[:123].decode(errors="ignore")
+
+
 class _GraphQLApp(GraphQL[Context, None]):
-    def __init__(self, holder: _Holder, settings: Settings) -> None:
+    websocket_adapter_class = _WebSocket
+
+    def __init__(self, holder: _Holder, settings: Settings, gate: Gate) -> None:
         super().__init__(
-            build_schema(settings), graphql_ide="graphiql" if settings.graphiql else None
+            build_schema(settings),
+            graphql_ide="graphiql" if settings.ide else None,
+            allow_queries_via_get=not settings.production,
         )
         self.holder = holder
+        self.gate = gate
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -75,6 +103,13 @@ class _GraphQLApp(GraphQL[Context, None]):
         except HTTPException as exc:  # a malformed request: a GraphQL-shaped answer
             response = Response(
                 error_body(exc.reason), exc.status_code, media_type="application/json"
+            )
+        except Unauthenticated as exc:
+            response = Response(
+                error_body(exc.message, exc.code),
+                401,
+                headers={"WWW-Authenticate": 'Bearer realm="memexd"'},
+                media_type="application/json",
             )
         await response(scope, receive, send)
 
@@ -111,15 +146,37 @@ class _GraphQLApp(GraphQL[Context, None]):
     async def get_context(
         self, request: Request | WebSocket, response: Response | WebSocket
     ) -> Context:
+        """The caller's context. A WebSocket starts with no grants and gets
+        the caller's at ``connection_init``; the GraphiQL page needs none."""
         memex = self.holder.memex
         if memex is None:
             raise HTTPException(503, "memexd is starting")
-        return Context(
-            memex=memex,
-            loaders=Loaders(memex),
-            origin=_origin(request.headers),
-            request=request if isinstance(request, Request) else None,
+        if isinstance(request, WebSocket) or self._ide_page(request):
+            access = NOBODY
+        else:
+            access = self.gate.authenticate(request.headers.get("authorization"))
+        return Context.of(memex.as_caller(access), _origin(request.headers), request)
+
+    def _ide_page(self, request: Request) -> bool:
+        return self.graphql_ide is not None and self.should_render_graphql_ide(
+            self.request_adapter_class(request)
         )
+
+    async def on_ws_connect(self, context: Context) -> None:
+        """Credentials in the ``connection_init`` payload, as
+        ``{"Authorization": "Bearer …"}``; a bad one closes with 4401."""
+        params = context.connection_params
+        given = None
+        if isinstance(params, dict):
+            given = params.get("Authorization", params.get("authorization"))
+        try:
+            access = self.gate.authenticate(given if isinstance(given, str) else None)
+        except Unauthenticated as exc:
+            if context.request is not None:
+                reason = _close_reason(exc.code, exc.message)
+                context.request.scope[_REJECTION] = (WS_UNAUTHENTICATED, reason)
+            raise ConnectionRejectionError from None
+        context.rebind(context.memex.as_caller(access))
 
 
 def create_app(settings: Settings | None = None, *, store: GraphStore | None = None) -> Starlette:
@@ -128,6 +185,7 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
     pending migrations, and shutdown closes it."""
     settings = settings or load_settings()
     holder = _Holder()
+    gate = Gate(settings)
     if store is not None:
         holder.memex = Memex(store, settings)
 
@@ -154,14 +212,23 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
             return JSONResponse({"status": "graph engine unavailable"}, status_code=503)
         return JSONResponse({"status": "ok", "backend": memex.graph.backend})
 
-    graphql = _GraphQLApp(holder, settings)
+    graphql = _GraphQLApp(holder, settings, gate)
     app = Starlette(
         routes=[
-            *graphiql.asset_routes(),
+            *(graphiql.asset_routes() if settings.ide else []),
             Route("/graphql", graphql, methods=None),  # the view refuses other methods
+            WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz),
         ],
         lifespan=lifespan,
     )
+    app.state.gate = gate
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
+    if settings.cors_origins:
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=settings.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["authorization", "content-type", "x-trace-id", "traceparent"],
+        )
     return app

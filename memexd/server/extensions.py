@@ -8,12 +8,13 @@ from collections.abc import Callable, Iterator
 from functools import lru_cache
 from typing import Any
 
-from graphql import ASTValidationRule, GraphQLError, GraphQLSchema
-from graphql.language import DocumentNode, parse
+from graphql import ASTValidationRule, GraphQLError, GraphQLSchema, ValidationRule, validate
+from graphql.language import DocumentNode, FieldNode, parse
 from strawberry.extensions import SchemaExtension
 from strawberry.extensions.max_aliases import create_validator as aliases_rule
 from strawberry.extensions.query_depth_limiter import create_validator as depth_rule
-from strawberry.schema.schema import validate_document
+from strawberry.schema.validation_rules.maybe_null import MaybeNullValidationRule
+from strawberry.schema.validation_rules.one_of import OneOfInputValidationRule
 
 from memexd.errors import BadUserInput, MemexError, ResourceExhausted
 from memexd.server.cost import CostModel, count_fields, estimate
@@ -86,6 +87,7 @@ class _Checks:
 
     def __init__(self, settings: Settings, model: CostModel) -> None:
         self.max_tokens = settings.max_tokens
+        self.hide_suggestions = settings.production
         self.model = model
         self.fields = lru_cache(maxsize=512)(self._fields)
         self.errors = lru_cache(maxsize=512)(self._errors)
@@ -97,7 +99,10 @@ class _Checks:
     def _errors(
         self, schema: GraphQLSchema, query: str, rules: tuple[type[ASTValidationRule], ...]
     ) -> list[GraphQLError]:
-        return list(validate_document(schema, _parse(query, self.max_tokens), rules))
+        document = _parse(query, self.max_tokens)
+        # Strawberry's own rules, as its validate_document adds them
+        every = (*rules, MaybeNullValidationRule, OneOfInputValidationRule)
+        return validate(schema, document, every, hide_suggestions=self.hide_suggestions)
 
     def _cost(
         self, schema: GraphQLSchema, query: str, operation: str | None,
@@ -132,7 +137,10 @@ class DocumentLimits(SchemaExtension):
     def on_operation(self) -> Iterator[None]:
         context = self.execution_context
         context.parse_options["max_tokens"] = self.settings.max_tokens
-        context.validation_rules = context.validation_rules + self.rules
+        rules = self.rules
+        if self.settings.production and not _is_admin(context.context):
+            rules = (*rules, AdminIntrospection)
+        context.validation_rules = context.validation_rules + rules
         yield
 
     def on_parse(self) -> Iterator[None]:
@@ -175,6 +183,26 @@ class DocumentLimits(SchemaExtension):
                 )
             )
         return []
+
+
+class AdminIntrospection(ValidationRule):
+    """Production: only callers with an admin grant may introspect the schema
+    (``__typename`` stays open, clients use it everywhere)."""
+
+    def enter_field(self, node: FieldNode, *_: Any) -> None:
+        if node.name.value in ("__schema", "__type"):
+            self.report_error(
+                GraphQLError(
+                    "introspection needs an admin grant in production",
+                    node,
+                    extensions={"code": "FORBIDDEN"},
+                )
+            )
+
+
+def _is_admin(context: Any) -> bool:
+    access = getattr(context, "access", None)
+    return bool(access is not None and access.is_admin)
 
 
 def cost_model(settings: Settings) -> CostModel:
