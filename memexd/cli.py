@@ -1,4 +1,4 @@
-"""The ``memexd`` command line: serve, migrate, export-schema.
+"""The ``memexd`` command line: serve, migrate, keys, export-schema.
 
 Anything that stops ``serve`` or ``migrate`` from starting (a bad setting, the
 port in use, a locked or unwritable data directory, a missing engine program,
@@ -17,12 +17,14 @@ from pathlib import Path
 from typing import Any
 
 from memexd import __version__
-from memexd.errors import StartupError
+from memexd.access.gate import Gate
+from memexd.errors import BadUserInput, StartupError
 from memexd.settings import Settings, load_settings
 
 __all__ = ["main"]
 
 STARTUP_FAILED = 2
+USAGE = 1
 
 
 def _connection_flags(parser: argparse.ArgumentParser) -> None:
@@ -44,24 +46,41 @@ def _parser() -> argparse.ArgumentParser:
     migrate = commands.add_parser("migrate", help="apply pending schema migrations")
     _connection_flags(migrate)
 
+    keys = commands.add_parser("keys", help="create, list and revoke API keys")
+    keys.add_argument("--data-dir", type=Path, help="holds keys.json (MEMEXD_DATA_DIR)")
+    keys.add_argument("--keys-file", type=Path, help="the key file itself (MEMEXD_KEYS_FILE)")
+    actions = keys.add_subparsers(dest="action", required=True)
+    create = actions.add_parser("create", help="print a new key (shown once)")
+    create.add_argument("--name", required=True, help="who holds it (shown in logs)")
+    create.add_argument("--grant", action="append", default=[], required=True,
+                        help="right:scope-prefix, e.g. read:project:acme/ (repeat)")  # fmt: skip
+    actions.add_parser("list", help="every key: id, name, grants, state (never secrets)")
+    revoke = actions.add_parser("revoke", help="stop a key working, at once")
+    revoke.add_argument("key", help="its name or id")
+
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
     export.add_argument("--output", type=Path, help="write to this file instead of stdout")
     return parser
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    keys = ("host", "port", "data_dir", "graph_uri", "graph_name")
+    keys = ("host", "port", "data_dir", "graph_uri", "graph_name", "keys_file")
     return load_settings({k: getattr(args, k, None) for k in keys})
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handler: dict[str, Any] = {"serve": _serve, "migrate": _migrate, "export-schema": _export}
+    handler: dict[str, Any] = {
+        "serve": _serve, "migrate": _migrate, "keys": _keys, "export-schema": _export,
+    }  # fmt: skip
     try:
         return int(handler[args.command](args))
     except StartupError as exc:
         print(f"memexd: {exc.message}", file=sys.stderr)
         return STARTUP_FAILED
+    except BadUserInput as exc:
+        print(f"memexd: {exc.message}", file=sys.stderr)
+        return USAGE
 
 
 def _serve(args: argparse.Namespace) -> int:
@@ -73,6 +92,7 @@ def _serve(args: argparse.Namespace) -> int:
 
     listener = _bind(settings.host, settings.port)
     try:
+        Gate(settings).check_start(listener.getsockname()[0])
         # uvloop where installed, as uvicorn.run would pick (about 15% of a request)
         with asyncio.Runner(loop_factory=auto_loop_factory()) as runner:
             runner.run(_run(settings, listener))
@@ -142,6 +162,25 @@ def _migrate(args: argparse.Namespace) -> int:
         return 0
 
     return asyncio.run(run())
+
+
+def _keys(args: argparse.Namespace) -> int:
+    from memexd.access.keys import KeyStore
+
+    store = KeyStore(_settings(args).keys_path)
+    if args.action == "create":
+        key, full = store.create(args.name, args.grant)
+        print(full)
+        print(f"created key {key.id} ({key.name}): {' '.join(key.grants)}; "
+              "this is the only time it is shown", file=sys.stderr)  # fmt: skip
+    elif args.action == "revoke":
+        key = store.revoke(args.key)
+        print(f"revoked key {key.id} ({key.name})")
+    else:
+        for key in store.keys():
+            state = "active" if key.active else "revoked"
+            print(f"{key.id}  {key.name}  {state}  {' '.join(key.grants)}")
+    return 0
 
 
 def _export(args: argparse.Namespace) -> int:

@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from memexd.access.keys import KeyStore
 from memexd.graph import Graph
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
@@ -68,16 +69,20 @@ async def store(server_store: GraphStore) -> AsyncIterator[GraphStore]:
 
 
 @pytest.fixture
-async def make_api(store: GraphStore) -> AsyncIterator[ApiFactory]:
-    """Factory: an API client over the test graph, with optional settings."""
+async def make_api(store: GraphStore, tmp_path: Path) -> AsyncIterator[ApiFactory]:
+    """Factory: an API client over the test graph, with optional settings.
+    Its key file is the test's own (empty: open access, as on loopback)."""
     clients: list[httpx.AsyncClient] = []
 
     async def factory(**settings: object) -> Api:
         counting = CountingStore(store)
-        app = create_app(Settings(**settings), store=counting)  # type: ignore[arg-type]
+        keys_file = tmp_path / f"keys-{len(clients)}.json"
+        config = Settings(**{"keys_file": keys_file, **settings})  # type: ignore[arg-type]
+        app = create_app(config, store=counting)
         client = httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://memexd")
         clients.append(client)
-        return Api(client=client, store=counting, graph=Graph(store))
+        return Api(client=client, store=counting, graph=Graph(store),
+                   keys=KeyStore(config.keys_path))  # fmt: skip
 
     yield factory
     for client in clients:

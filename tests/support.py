@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import httpx
 
+from memexd.access.keys import KeyStore
 from memexd.graph import Graph
 from memexd.types import GraphStore, Params, Row
 
@@ -49,18 +50,37 @@ class GraphQLFailed(AssertionError):
 
 @dataclass
 class Api:
-    """What a test needs: the HTTP client, the counting store, and helpers."""
+    """What a test needs: the HTTP client, the counting store, and helpers.
+
+    ``graph`` runs with every grant (for set-up and snapshots); ``keys`` is the
+    app's key store; :meth:`as_key` gives a client that sends a credential.
+    """
 
     client: httpx.AsyncClient
     store: CountingStore
     graph: Graph
+    keys: KeyStore
     counter: int = field(default=0)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def as_key(self, credential: str | None) -> Api:
+        """The same app, called with ``Authorization: Bearer <credential>``
+        (``None``: without credentials)."""
+        headers = {} if credential is None else {"Authorization": f"Bearer {credential}"}
+        return replace(self, headers=headers)
+
+    def with_grants(self, *grants: str, name: str | None = None) -> Api:
+        """A client holding a new API key with these grants."""
+        _, secret = self.keys.create(name or f"k{len(self.keys.keys())}", grants)
+        return self.as_key(secret)
 
     async def run(
         self, query: str, variables: dict[str, Any] | None = None, **headers: str
     ) -> dict[str, Any]:
         response = await self.client.post(
-            "/graphql", json={"query": query, "variables": variables or {}}, headers=headers
+            "/graphql",
+            json={"query": query, "variables": variables or {}},
+            headers={**self.headers, **headers},
         )
         body: dict[str, Any] = response.json()
         return body

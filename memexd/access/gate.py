@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ipaddress
 import logging
+import socket
 
 from memexd.access.grants import Access
 from memexd.access.keys import KeyStore
@@ -30,12 +31,16 @@ _SCHEME = "bearer "
 
 
 def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
+    """Whether every address ``host`` stands for is a loopback address."""
     try:
         return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
+        pass
+    try:
+        infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError:
         return False
+    return bool(infos) and all(ipaddress.ip_address(i[4][0]).is_loopback for i in infos)
 
 
 class Gate:

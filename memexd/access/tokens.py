@@ -80,9 +80,10 @@ class TokenVerifier:
             return self.secret, algorithm
         if algorithm in _ASYMMETRIC and self.keys:
             kid = header.get("kid")
-            key = self.keys.get(kid) if kid is not None else None
-            if key is None and len(self.keys) == 1:
+            if kid is None and len(self.keys) == 1:
                 key = next(iter(self.keys.values()))
+            else:
+                key = self.keys.get(kid)
             if key is None:
                 raise jwt.InvalidKeyError("no key with this kid")
             if _algorithm_of(key) != algorithm:
