@@ -177,7 +177,7 @@ def _keys(args: argparse.Namespace) -> int:
         key = store.revoke(args.key)
         print(f"revoked key {key.id} ({key.name})")
     else:
-        for key in store.keys():
+        for key in store.records():
             state = "active" if key.active else "revoked"
             print(f"{key.id}  {key.name}  {state}  {' '.join(key.grants)}")
     return 0

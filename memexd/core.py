@@ -40,9 +40,10 @@ class Memex:
         shared: Memex | None = None,
     ) -> None:
         self.settings = settings
-        self.limits = Limits.of(settings) if shared is None else shared.limits
-        self.graph = Graph(store, access) if shared is None else shared.graph.bound(access)
-        self.walk_slots = (
+        self.limits: Limits = Limits.of(settings) if shared is None else shared.limits
+        self.graph: Graph = Graph(store, access) if shared is None else shared.graph.bound(access)
+        #: shared by every caller: at most max_concurrent_walks walks at once
+        self.walk_slots: asyncio.Semaphore = (
             asyncio.Semaphore(settings.max_concurrent_walks) if shared is None
             else shared.walk_slots
         )  # fmt: skip

@@ -101,7 +101,12 @@ class Settings(BaseSettings):
         return value.lower() if isinstance(value, str) else value
 
     @field_validator(
-        "graph_uri", "graph_user", "neo4j_database", "jwt_secret", "jwt_issuer", "jwt_audience",
+        "graph_uri",
+        "graph_user",
+        "neo4j_database",
+        "jwt_secret",
+        "jwt_issuer",
+        "jwt_audience",
         mode="before",
     )
     @classmethod

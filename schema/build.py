@@ -5,10 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import strawberry
-from strawberry.schema.config import StrawberryConfig
-
 from memexd.schema.mutation import Mutation
 from memexd.schema.query import Query
+from strawberry.schema.config import StrawberryConfig
 
 from memexd.server.extensions import schema_extensions
 from memexd.settings import Settings

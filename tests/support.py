@@ -71,7 +71,7 @@ class Api:
 
     def with_grants(self, *grants: str, name: str | None = None) -> Api:
         """A client holding a new API key with these grants."""
-        _, secret = self.keys.create(name or f"k{len(self.keys.keys())}", grants)
+        _, secret = self.keys.create(name or f"k{len(self.keys.records())}", grants)
         return self.as_key(secret)
 
     async def run(

@@ -67,7 +67,7 @@ class KeyStore:
 
     # ------------------------------------------------------------ reading
 
-    def keys(self) -> list[ApiKey]:
+    def records(self) -> list[ApiKey]:
         self._refresh()
         return sorted(self._keys.values(), key=lambda k: (k.created_at, k.id))
 

@@ -113,7 +113,9 @@ def _pem(path: Path) -> Any:
     try:
         key = load_pem_public_key(path.read_bytes())
     except (OSError, ValueError) as exc:
-        raise SettingsError(f"MEMEXD_JWT_PUBLIC_KEY_FILE: cannot read a PEM public key: {exc}")
+        raise SettingsError(
+            f"MEMEXD_JWT_PUBLIC_KEY_FILE: cannot read a PEM public key: {exc}"
+        ) from None
     if _algorithm_of(key) == "none":
         raise SettingsError("MEMEXD_JWT_PUBLIC_KEY_FILE: need an RSA or P-256 public key")
     return key

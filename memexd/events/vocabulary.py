@@ -149,9 +149,7 @@ def memory_retracted_template(author: str, reason: str | None) -> tuple[str, str
 # ------------------------------------------------------------------ edge.*
 
 
-def edge_created(
-    edge: Edge, origin: Origin, *, scopes: tuple[str, str] | None = None
-) -> Event:
+def edge_created(edge: Edge, origin: Origin, *, scopes: tuple[str, str] | None = None) -> Event:
     """``scopes``: the scopes of the edge's ends, when the command knows them."""
     return _event("edge.created", {"edge": edge_json(edge)}, origin, subject=edge.edge_id,
                   scope=None if scopes is None else scopes[0], scopes=scopes)  # fmt: skip
