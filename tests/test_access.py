@@ -75,6 +75,7 @@ async def test_only_a_hash_is_stored_and_secrets_are_never_logged(
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert secret.split("_")[2] not in logged
     assert secret[:-1] not in logged
+    assert "by agent" in logged  # the key's name, for the operator
 
 
 def _token(key: Any, algorithm: str, **claims: Any) -> str:

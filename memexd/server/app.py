@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import logging
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -38,6 +39,8 @@ from memexd.settings import Settings, load_settings
 from memexd.types import GraphStore
 
 __all__ = ["create_app"]
+
+log = logging.getLogger("memexd.server")
 
 _TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
@@ -155,6 +158,7 @@ class _GraphQLApp(GraphQL[Context, None]):
             access = NOBODY
         else:
             access = self.gate.authenticate(request.headers.get("authorization"))
+            log.debug("%s %s by %s", request.method, request.url.path, access.name)
         return Context.of(memex.as_caller(access), _origin(request.headers), request)
 
     def _ide_page(self, request: Request) -> bool:

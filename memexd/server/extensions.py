@@ -35,10 +35,12 @@ class ErrorCodes(SchemaExtension):
         result = self.execution_context.result
         errors = getattr(result, "errors", None)
         if result is not None and errors:
-            result.errors = [coded(e) for e in errors]
+            access = getattr(self.execution_context.context, "access", None)
+            caller = getattr(access, "name", None)
+            result.errors = [coded(e, caller) for e in errors]
 
 
-def coded(error: GraphQLError) -> GraphQLError:
+def coded(error: GraphQLError, caller: str | None = None) -> GraphQLError:
     """The error as a client may see it, with its ``extensions.code``.
 
     Our own errors keep their message and code; request errors (syntax,
@@ -55,7 +57,8 @@ def coded(error: GraphQLError) -> GraphQLError:
         return _with(error, original.message, original.code)
     if original is None or isinstance(original, GraphQLError):
         return _with(error, error.message, "BAD_USER_INPUT")
-    log.error("internal error in %s", error.path, exc_info=original)
+    # the caller by its key name or token subject: never a secret
+    log.error("internal error in %s (caller %s)", error.path, caller, exc_info=original)
     return _with(error, "Internal server error.", "INTERNAL")
 
 
