@@ -141,6 +141,7 @@ async def _run(settings: Settings, listener: socket.socket) -> None:
                 max_connections=settings.max_connections,
             ),
             timeout_keep_alive=max(1, round(settings.keep_alive_s)),
+            ws_max_size=settings.max_body_bytes,
         )
         await uvicorn.Server(config).serve(sockets=[listener])
     finally:

@@ -20,6 +20,7 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
 from strawberry.exceptions import ConnectionRejectionError
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.http import GraphQLHTTPResponse, process_result
 from strawberry.types import ExecutionResult
 
@@ -93,6 +94,8 @@ class _GraphQLApp(GraphQL[Context, None]):
             build_schema(settings),
             graphql_ide="graphiql" if settings.ide else None,
             allow_queries_via_get=not settings.production,
+            # the maintained protocol only: its connection_init carries credentials
+            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
         )
         self.holder = holder
         self.gate = gate
