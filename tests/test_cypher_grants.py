@@ -1,0 +1,59 @@
+"""Every statement that touches items or events carries the caller's grants.
+
+A structural guard for features to come: a new query file that matches
+``(:Item)`` or ``(:Event)`` must declare ``readable`` or ``writable`` (which
+the graph fills with the caller's prefixes) and apply the grant to every item
+variable it binds, or be listed here with the reason it need not.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from memexd.access.grants import Access, parse_grant
+from memexd.graph.cypher import Queries, _source, query_names
+from tests.support import Api
+
+#: Statements run by memexd itself, never for a caller.
+INTERNAL = {"admin_snapshot_nodes", "admin_snapshot_rels", "admin_wipe"}
+#: Item variables bound without a grant, and why that reveals nothing.
+UNGUARDED = {
+    # the same two items as x and y, which are checked, found again by id
+    "alias_mark": {"f", "t"},
+    # the children of an id are the readable items naming it, whoever owns it
+    "item_children": {"p"},
+    # ids are global (dup); c and n are the items being created; a parent the
+    # caller cannot read is linked as it would be as a ghost parent
+    "item_create": {"c", "dup", "n", "p"},
+    "item_update": {"p"},
+}
+_BINDS = re.compile(r"\((\w+):(?:Item|Event)\b")
+_GRANTED = re.compile(r"@(?:readable|writable|readable_event)\((\w+)\)")
+
+
+def statements() -> list[str]:
+    return [n for n in query_names() if "/" not in n and n not in INTERNAL]
+
+
+def test_statements_touching_items_declare_grants() -> None:
+    queries = Queries("falkordb")
+    touching = [n for n in statements() if _BINDS.search(_source("falkordb", n))]
+    assert len(touching) > 20  # the check sees the statements
+    for name in touching:
+        assert queries.get(name).grants, f"{name} carries no grant"
+
+
+def test_every_bound_item_is_granted() -> None:
+    for name in statements():
+        source = _source("falkordb", name)
+        bound = set(_BINDS.findall(source))
+        granted = set(_GRANTED.findall(source))
+        assert bound - granted == UNGUARDED.get(name, set()), name
+
+
+async def test_callers_cannot_pass_grants(api: Api) -> None:
+    graph = api.graph.bound(Access.of("reader", [parse_grant("read:tenant:a/")]))
+    with pytest.raises(KeyError, match="not the caller's"):
+        await graph.read("item_get", {"ids": [], "include_retracted": False, "readable": [""]})
