@@ -144,3 +144,27 @@ async def test_jwt_rs256_pem_and_es256_jwks(make_api: ApiFactory, tmp_path: Any)
         "UNAUTHENTICATED"
     ]
     assert await both.as_key(rs).codes(ITEMS) == ["UNAUTHENTICATED"]
+
+
+def test_grants_parse_and_rights_include_lower_ones() -> None:
+    from memexd.access.gate import is_loopback
+    from memexd.access.grants import Access, parse_grants
+    from memexd.errors import BadUserInput
+
+    access = Access.of("x", parse_grants(["read:a/", "write:a/b/", "admin:c/", "read:a/z/"]))
+    assert access.read == ("a/", "c/")  # a/z/ is inside a/; admin includes read
+    assert access.write == ("a/b/", "c/")
+    assert access.admin == ("c/",)
+    assert access.can_read("a/q")
+    assert not access.can_write("a/q")
+    assert access.can_write("c/x")
+    assert not access.can_read("ab/")
+    assert Access.of("y", parse_grants(["read:"])).can_read("anything")
+    for bad in ("read", "own:x", "read:has space", "write:" + "x" * 257):
+        with pytest.raises(BadUserInput):
+            parse_grants([bad])
+    assert is_loopback("127.0.0.1")
+    assert is_loopback("::1")
+    assert is_loopback("localhost")
+    assert not is_loopback("0.0.0.0")
+    assert not is_loopback("192.0.2.1")
