@@ -168,3 +168,14 @@ def test_grants_parse_and_rights_include_lower_ones() -> None:
     assert is_loopback("localhost")
     assert not is_loopback("0.0.0.0")
     assert not is_loopback("192.0.2.1")
+
+
+async def test_an_unreadable_key_file_fails_closed(api: Api) -> None:
+    reader = api.with_grants("read:")
+    api.keys.path.write_text("{not json")
+    for caller in (reader, api.as_key(None)):
+        response = await caller.client.post(
+            "/graphql", json={"query": ITEMS}, headers=caller.headers
+        )
+        assert response.status_code == 503
+        assert response.json()["errors"][0]["extensions"]["code"] == "UNAVAILABLE"

@@ -117,3 +117,16 @@ async def test_websocket_connection_init_needs_credentials(secured: Any) -> None
     answer = await _query(ws_url, reader, "{ items { id scope } }")
     assert answer["payload"] == {"data": {"items": [{"id": made["tenant:a/x"],
                                                      "scope": "tenant:a/x"}]}}  # fmt: skip
+
+
+def test_an_unreadable_key_file_stops_start_up(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "keys.json").write_text("[]")
+    argv = [*MEMEXD, "serve", "--host", "0.0.0.0", "--port", str(free_port()),
+            "--data-dir", str(data)]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, timeout=60, text=True)
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1
+    assert "MEMEXD_KEYS_FILE" in lines[0]

@@ -17,9 +17,9 @@ import logging
 import socket
 
 from memexd.access.grants import Access
-from memexd.access.keys import KeyStore
+from memexd.access.keys import KeyFileError, KeyStore
 from memexd.access.tokens import TokenVerifier
-from memexd.errors import StartupError, Unauthenticated
+from memexd.errors import StartupError, StorageUnavailable, Unauthenticated
 from memexd.settings import Settings
 
 __all__ = ["ANONYMOUS", "Gate", "is_loopback"]
@@ -66,7 +66,15 @@ class Gate:
         log.warning("anyone who reaches %s can read and write every scope", bound_host)
 
     def authenticate(self, authorization: str | None) -> Access:
-        """The caller's access, or ``Unauthenticated``."""
+        """The caller's access, or ``Unauthenticated``; ``StorageUnavailable``
+        while the key file cannot be read (fail closed)."""
+        try:
+            return self._authenticate(authorization)
+        except KeyFileError as exc:
+            log.error("%s", exc.message)
+            raise StorageUnavailable("API keys cannot be checked right now") from None
+
+    def _authenticate(self, authorization: str | None) -> Access:
         if not authorization:
             if not self.configured() and self.open_host:
                 return ANONYMOUS

@@ -30,12 +30,17 @@ from pathlib import Path
 import orjson
 
 from memexd.access.grants import Access, parse_grants
-from memexd.errors import BadUserInput, Unauthenticated
+from memexd.errors import BadUserInput, SettingsError, Unauthenticated
 
-__all__ = ["ApiKey", "KeyStore"]
+__all__ = ["ApiKey", "KeyFileError", "KeyStore"]
 
 _KEY = re.compile(r"mxk_([0-9a-f]{16})_([A-Za-z0-9_-]{43})")
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:@/-]{0,127}")
+
+
+class KeyFileError(SettingsError):
+    """The key file exists but cannot be read or parsed: at start-up memexd
+    stops with one line; a request meanwhile is ``UNAVAILABLE`` (fail closed)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,18 +96,27 @@ class KeyStore:
         return self._access[key.id]
 
     def _refresh(self) -> None:
+        """Re-read the file if it changed. No file (or no data directory yet):
+        no keys. A file that cannot be read or parsed: ``KeyFileError``."""
         try:
             st = os.stat(self.path)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):
             self._seen, self._keys, self._access = None, {}, {}
             return
+        except OSError as exc:
+            raise KeyFileError(
+                f"MEMEXD_KEYS_FILE: cannot read {self.path}: {exc.strerror}"
+            ) from None
         seen = (st.st_ino, st.st_size, st.st_mtime_ns)
         if seen != self._seen:
-            self._keys = _load(self.path)
-            self._access = {
-                k.id: Access.of(k.name, parse_grants(k.grants)) for k in self._keys.values()
-            }
-            self._seen = seen
+            try:
+                keys = _load(self.path)
+                access = {k.id: Access.of(k.name, parse_grants(k.grants)) for k in keys.values()}
+            except (OSError, ValueError, KeyError, TypeError, BadUserInput) as exc:
+                raise KeyFileError(
+                    f"MEMEXD_KEYS_FILE: {self.path} is not a key file: {exc}"
+                ) from None
+            self._keys, self._access, self._seen = keys, access, seen
 
     # ------------------------------------------------------------ writing
 
@@ -143,7 +157,10 @@ class KeyStore:
 
 
 def _load(path: Path) -> dict[str, ApiKey]:
-    records = orjson.loads(path.read_bytes()).get("keys", [])
+    document = orjson.loads(path.read_bytes())
+    if not isinstance(document, dict):
+        raise ValueError("not a JSON object")
+    records = document.get("keys", [])
     keys = [ApiKey(**{**r, "grants": tuple(r["grants"])}) for r in records]
     return {k.id: k for k in keys}
 

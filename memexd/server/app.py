@@ -20,14 +20,14 @@ from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket
 from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
 from strawberry.exceptions import ConnectionRejectionError
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.http import GraphQLHTTPResponse, process_result
+from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 
 from memexd.access.gate import Gate
 from memexd.access.grants import NOBODY
 from memexd.core import Memex
-from memexd.errors import MemexError, Unauthenticated
+from memexd.errors import MemexError, StorageUnavailable, Unauthenticated
 from memexd.events.vocabulary import Origin
 from memexd.graph.open import open_migrated
 from memexd.memory.validation import long_number
@@ -116,6 +116,10 @@ class _GraphQLApp(GraphQL[Context, None]):
                 401,
                 headers={"WWW-Authenticate": 'Bearer realm="memexd"'},
                 media_type="application/json",
+            )
+        except StorageUnavailable as exc:  # the key file cannot be read: fail closed
+            response = Response(
+                error_body(exc.message, exc.code), 503, media_type="application/json"
             )
         await response(scope, receive, send)
 
