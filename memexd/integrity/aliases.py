@@ -60,10 +60,13 @@ class Aliases:
         rows = await self.graph.write("alias_mark", {"a": a, "b": b, "edges": specs})
         if not rows:
             found = await self.provenance.reads.fetch([a, b])
-            for item_id in (a, b):
-                if item_id in found and not self.graph.access.can_write(found[item_id].scope):
-                    raise Forbidden.write(found[item_id].scope)
-            raise MemoryNotFound(a if a not in found else b)
+            for item_id in (a, b):  # missing before forbidden, as for any edge
+                if item_id not in found:
+                    raise MemoryNotFound(item_id)
+            for item in found.values():
+                if not self.graph.access.can_write(item.scope):
+                    raise Forbidden.write(item.scope)
+            raise MemoryNotFound(a)  # retracted meanwhile
         return [events[edge_id] for edge_id in rows[0]["created"]]
 
     async def direct_of(self, ids: Sequence[str]) -> dict[str, list[Item]]:

@@ -73,11 +73,11 @@ class Contradictions:
             if not rows:
                 found = await self.reads.fetch([winner, loser])
                 raise MemoryNotFound(winner if winner not in found else loser)
-            if not rows[0]["edges"]:
-                return []
             for scope in (rows[0]["winner_scope"], rows[0]["loser_scope"]):
                 if not self.graph.access.can_write(scope):
                     raise Forbidden.write(scope)
+            if not rows[0]["edges"]:
+                return []
             params, events = _plan(supersede, author, reason, rows[0], origin)
             return events if await self.graph.write("contradiction_resolve", params) else None
 
