@@ -179,3 +179,15 @@ async def test_an_unreadable_key_file_fails_closed(api: Api) -> None:
         )
         assert response.status_code == 503
         assert response.json()["errors"][0]["extensions"]["code"] == "UNAVAILABLE"
+
+
+async def test_a_reader_cannot_resolve_even_a_settled_pair(api: Api) -> None:
+    """Valid but not allowed is FORBIDDEN even where the write would be a no-op."""
+    a, _ = await two_tenants(api)
+    other = (await api.create(scope="tenant:a/more"))["id"]
+    reader = api.with_grants("read:tenant:a/")
+    resolve = "mutation($w: ID!, $l: ID!) { resolveContradiction(winnerId: $w, loserId: $l, " \
+              'author: "user:r") { events { id } } }'  # fmt: skip
+    assert await reader.codes(resolve, w=a, l=other) == ["FORBIDDEN"]
+    writer = api.with_grants("write:tenant:a/")
+    assert (await writer.ok(resolve, w=a, l=other))["resolveContradiction"]["events"] == []
