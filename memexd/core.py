@@ -12,6 +12,9 @@ from memexd.integrity.aliases import Aliases
 from memexd.integrity.cascade import Cascade
 from memexd.integrity.contradictions import Contradictions
 from memexd.integrity.provenance import Provenance
+from memexd.intents.commands import PlanCommands
+from memexd.intents.reads import PlanReads
+from memexd.intents.spec import INTENT, TASK
 from memexd.memory.edges import EdgeCommands, EdgeReads
 from memexd.memory.items import ItemCommands
 from memexd.memory.reads import ItemReads
@@ -91,3 +94,19 @@ class Memex:
     @cached_property
     def contradictions(self) -> Contradictions:
         return Contradictions(self.graph, self.limits, self.edges, self.item_reads)
+
+    @cached_property
+    def intents(self) -> PlanCommands:
+        return PlanCommands(self.graph, self.limits, INTENT)
+
+    @cached_property
+    def tasks(self) -> PlanCommands:
+        return PlanCommands(self.graph, self.limits, TASK)
+
+    @cached_property
+    def intent_reads(self) -> PlanReads:
+        return PlanReads(self.graph, self.limits, INTENT)
+
+    @cached_property
+    def task_reads(self) -> PlanReads:
+        return PlanReads(self.graph, self.limits, TASK)

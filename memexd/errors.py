@@ -4,8 +4,9 @@ Every error a client can see derives from :class:`MemexError` and carries the
 ``code`` that the GraphQL layer puts in ``extensions.code``::
 
     MemexError
-    ├── NotFound            MEMORY_NOT_FOUND / EDGE_NOT_FOUND / ...
-    ├── Duplicate           DUPLICATE_MEMORY / DUPLICATE_EDGE / ...
+    ├── NotFound            MEMORY_ / EDGE_ / INTENT_ / TASK_NOT_FOUND
+    ├── Duplicate           DUPLICATE_MEMORY / _EDGE / _INTENT / _TASK
+    ├── InvalidTransition   INVALID_INTENT_TRANSITION / INVALID_TASK_TRANSITION
     ├── InvalidTimestamp    INVALID_TIMESTAMP
     ├── BadUserInput        BAD_USER_INPUT (validation, limits)
     ├── Conflict            CONFLICT (concurrent writers kept winning; retry)
@@ -31,10 +32,16 @@ __all__ = [
     "ConstraintViolation",
     "Duplicate",
     "DuplicateEdge",
+    "DuplicateIntent",
     "DuplicateMemory",
+    "DuplicateTask",
     "EdgeNotFound",
     "Forbidden",
+    "IntentNotFound",
+    "InvalidIntentTransition",
+    "InvalidTaskTransition",
     "InvalidTimestamp",
+    "InvalidTransition",
     "MemexError",
     "MemoryNotFound",
     "NotFound",
@@ -44,6 +51,7 @@ __all__ = [
     "StartupError",
     "StorageError",
     "StorageUnavailable",
+    "TaskNotFound",
     "Unauthenticated",
 ]
 
@@ -80,6 +88,20 @@ class EdgeNotFound(NotFound):
         self.edge_id = edge_id
 
 
+class IntentNotFound(NotFound):
+    code = "INTENT_NOT_FOUND"
+
+    def __init__(self, intent_id: str) -> None:
+        super().__init__(f"intent {intent_id} not found")
+
+
+class TaskNotFound(NotFound):
+    code = "TASK_NOT_FOUND"
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"task {task_id} not found")
+
+
 class Duplicate(MemexError):
     code = "DUPLICATE"
 
@@ -98,6 +120,37 @@ class DuplicateEdge(Duplicate):
     def __init__(self, ids: list[str]) -> None:
         super().__init__(f"edge already exists: {', '.join(ids)}")
         self.ids = ids
+
+
+class DuplicateIntent(Duplicate):
+    code = "DUPLICATE_INTENT"
+
+    def __init__(self, intent_id: str) -> None:
+        super().__init__(f"intent already exists: {intent_id}")
+
+
+class DuplicateTask(Duplicate):
+    code = "DUPLICATE_TASK"
+
+    def __init__(self, task_id: str) -> None:
+        super().__init__(f"task already exists: {task_id}")
+
+
+class InvalidTransition(MemexError):
+    """A lifecycle command not allowed from the current status."""
+
+    code = "INVALID_TRANSITION"
+
+    def __init__(self, what: str, record_id: str, status: str, target: str) -> None:
+        super().__init__(f"invalid {what} transition: {record_id} from {status} to {target}")
+
+
+class InvalidIntentTransition(InvalidTransition):
+    code = "INVALID_INTENT_TRANSITION"
+
+
+class InvalidTaskTransition(InvalidTransition):
+    code = "INVALID_TASK_TRANSITION"
 
 
 class InvalidTimestamp(MemexError):

@@ -20,10 +20,13 @@ from memexd.memory.model import Item, ItemPatch, NewItem
 
 if TYPE_CHECKING:
     from memexd.schema.edges import Edge
+    from memexd.schema.intents import Intent, Task
 
 __all__ = ["ItemResult", "ItemsResult", "MemoryItem", "MemoryItemInput", "MemoryItemPatch"]
 
 _Edge = Annotated["Edge", strawberry.lazy("memexd.schema.edges")]
+_Intent = Annotated["Intent", strawberry.lazy("memexd.schema.intents")]
+_Task = Annotated["Task", strawberry.lazy("memexd.schema.intents")]
 
 
 @strawberry.type(description="A belief: content with provenance, trust scores and scope.")
@@ -101,6 +104,22 @@ class MemoryItem:
     )
     async def contradicted_by(self, info: Info) -> list[MemoryItem]:
         return MemoryItem.all(await info.context.loaders.contradicted_by.load(self.id))
+
+    @strawberry.field(description="The intent it serves, if it exists and is readable.")
+    async def intent(self, info: Info) -> _Intent | None:
+        from memexd.schema.intents import Intent  # here: that module imports this one
+
+        if self.intent_id is None:
+            return None
+        return Intent.of(await info.context.loaders.intents.load(self.intent_id))
+
+    @strawberry.field(description="The task that produced it, if it exists and is readable.")
+    async def task(self, info: Info) -> _Task | None:
+        from memexd.schema.intents import Task
+
+        if self.task_id is None:
+            return None
+        return Task.of(await info.context.loaders.tasks.load(self.task_id))
 
     @strawberry.field(description="Edges touching this item (active ones unless told).")
     async def edges(

@@ -5,10 +5,12 @@ from __future__ import annotations
 import strawberry
 from memexd.resolvers import edges as edges_r
 from memexd.resolvers import integrity as integrity_r
+from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
 from memexd.schema.edges import EdgeResult
 from memexd.schema.events import EventsResult
 from memexd.schema.integrity import CascadeResult
+from memexd.schema.intents import IntentResult, TaskResult
 from memexd.schema.items import ItemResult, ItemsResult
 
 __all__ = ["Mutation"]
@@ -57,4 +59,41 @@ class Mutation:
     cascade_retract: CascadeResult = strawberry.mutation(
         resolver=integrity_r.cascade_retract,
         description="Retract the item and all transitive dependents at once, children first.",
+    )
+    create_intent: IntentResult = strawberry.mutation(
+        resolver=intents_r.create_intent, description="Create an intent (status `active`)."
+    )
+    update_intent: IntentResult = strawberry.mutation(
+        resolver=intents_r.update_intent, description="Change an intent's fields (any status)."
+    )
+    pause_intent: IntentResult = strawberry.mutation(
+        resolver=intents_r.pause_intent, description="active → paused."
+    )
+    resume_intent: IntentResult = strawberry.mutation(
+        resolver=intents_r.resume_intent, description="paused → active."
+    )
+    complete_intent: IntentResult = strawberry.mutation(
+        resolver=intents_r.complete_intent, description="active or paused → completed."
+    )
+    cancel_intent: IntentResult = strawberry.mutation(
+        resolver=intents_r.cancel_intent, description="active or paused → cancelled."
+    )
+    create_task: TaskResult = strawberry.mutation(
+        resolver=intents_r.create_task, description="Create a task (status `pending`, attempt 0)."
+    )
+    update_task: TaskResult = strawberry.mutation(
+        resolver=intents_r.update_task, description="Change a task's fields (any status)."
+    )
+    start_task: TaskResult = strawberry.mutation(
+        resolver=intents_r.start_task,
+        description="pending or failed → running; attempt + 1, the agent set if given.",
+    )
+    complete_task: TaskResult = strawberry.mutation(
+        resolver=intents_r.complete_task, description="running → completed, with its result."
+    )
+    fail_task: TaskResult = strawberry.mutation(
+        resolver=intents_r.fail_task, description="running → failed, with the error."
+    )
+    cancel_task: TaskResult = strawberry.mutation(
+        resolver=intents_r.cancel_task, description="pending, running or failed → cancelled."
     )

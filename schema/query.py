@@ -6,10 +6,12 @@ import strawberry
 from memexd.resolvers import edges as edges_r
 from memexd.resolvers import events as events_r
 from memexd.resolvers import integrity as integrity_r
+from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
 from memexd.schema.edges import Edge
 from memexd.schema.events import Event
 from memexd.schema.integrity import Contradiction, ProvenanceGraph, StaleItem
+from memexd.schema.intents import Intent, Task
 from memexd.schema.items import MemoryItem
 
 __all__ = ["Query"]
@@ -64,6 +66,16 @@ class Query:
     )
     aliases: list[MemoryItem] = strawberry.field(
         resolver=integrity_r.aliases, description="Direct aliases of the item."
+    )
+    intent: Intent | None = strawberry.field(
+        resolver=intents_r.intent, description="One intent by id."
+    )
+    intents: list[Intent] = strawberry.field(
+        resolver=intents_r.intents, description="Intents matching a filter, in creation order."
+    )
+    task: Task | None = strawberry.field(resolver=intents_r.task, description="One task by id.")
+    tasks: list[Task] = strawberry.field(
+        resolver=intents_r.tasks, description="Tasks matching a filter, in creation order."
     )
     alias_group: list[MemoryItem] = strawberry.field(
         resolver=integrity_r.alias_group,

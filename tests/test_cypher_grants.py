@@ -28,8 +28,11 @@ UNGUARDED = {
     # caller cannot read is linked as it would be as a ghost parent
     "item_create": {"c", "dup", "n", "p"},
     "item_update": {"p"},
+    # ids are global; n is the record being created (its scope is checked)
+    "intent_create": {"dup", "n"},
+    "task_create": {"dup", "n"},
 }
-_BINDS = re.compile(r"\((\w+):(?:Item|Event)\b")
+_BINDS = re.compile(r"\((\w+):(?:Item|Event|Intent|Task)\b")
 _GRANTED = re.compile(r"@(?:readable|writable|readable_event)\((\w+)\)")
 
 

@@ -27,6 +27,7 @@ __all__ = [
     "edge_updated",
     "event_from_row",
     "event_props",
+    "lifecycle",
     "memory_created",
     "memory_retracted",
     "memory_retracted_template",
@@ -173,6 +174,19 @@ def edge_retracted(edge_id: str, author: str, reason: str | None, origin: Origin
     return _event(
         "edge.retracted", {"edge_id": edge_id, **_why(author, reason)}, origin, subject=edge_id
     )
+
+
+# ------------------------------------------------------------------ intent.*, task.*
+
+
+def lifecycle(
+    namespace: str, type_: str, cause: str, record: JSONObject, origin: Origin, scope: str
+) -> Event:
+    """An ``intent.*`` or ``task.*`` event, its payload as MemEX's lifecycle
+    event: the namespace, the type, the whole record after the command, and
+    the command that caused it (``cause_type``, e.g. ``task.start``)."""
+    payload = {"namespace": namespace, "type": type_, namespace: record, "cause_type": cause}
+    return _event(type_, payload, origin, subject=str(record["id"]), scope=scope, scopes=(scope,))
 
 
 # ------------------------------------------------------------------ the graph

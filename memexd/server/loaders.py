@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from functools import cached_property
 
 from strawberry.dataloader import DataLoader
 
 from memexd.core import Memex
+from memexd.intents.reads import PlanReads
+from memexd.intents.records import Record
 from memexd.memory.model import Direction, Edge, Item
 
 __all__ = ["Loaders"]
@@ -52,6 +54,26 @@ class Loaders:
             loader = self._edges[key] = DataLoader(load_fn=load)
         return loader
 
+    @cached_property
+    def intents(self) -> DataLoader[str, Record | None]:
+        return _records(self.memex.intent_reads)
+
+    @cached_property
+    def tasks(self) -> DataLoader[str, Record | None]:
+        return _records(self.memex.task_reads)
+
+    @cached_property
+    def sub_intents(self) -> DataLoader[str, list[Record]]:
+        return _lists(self.memex.intent_reads.children_of)
+
+    @cached_property
+    def subtasks(self) -> DataLoader[str, list[Record]]:
+        return _lists(self.memex.task_reads.children_of)
+
+    @cached_property
+    def intent_tasks(self) -> DataLoader[str, list[Record]]:
+        return _lists(self.memex.task_reads.tasks_of)
+
     async def _items(self, ids: list[str]) -> Sequence[Item | None]:
         found = await self.memex.item_reads.fetch(ids)
         return [found.get(i) for i in ids]
@@ -67,3 +89,21 @@ class Loaders:
     async def _contradicted_by(self, ids: list[str]) -> Sequence[list[Item]]:
         found = await self.memex.contradictions.contradicted_by(ids)
         return [found.get(i, []) for i in ids]
+
+
+def _records(reads: PlanReads) -> DataLoader[str, Record | None]:
+    async def load(ids: list[str]) -> Sequence[Record | None]:
+        found = await reads.fetch(ids)
+        return [found.get(i) for i in ids]
+
+    return DataLoader(load_fn=load)
+
+
+def _lists(
+    fetch: Callable[[Sequence[str]], Awaitable[dict[str, list[Record]]]],
+) -> DataLoader[str, list[Record]]:
+    async def load(ids: list[str]) -> Sequence[list[Record]]:
+        found = await fetch(ids)
+        return [found.get(i, []) for i in ids]
+
+    return DataLoader(load_fn=load)

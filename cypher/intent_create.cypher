@@ -1,0 +1,12 @@
+// Create a intent (its properties checked and complete) with its intent.created
+// event, if the id is free and the caller may write the scope. No row back:
+// the id is taken (the unique constraint settles a race).
+// @params id props events writable
+OPTIONAL MATCH (dup:Intent {id: $id})
+WITH dup
+WHERE dup IS NULL AND @writable($props)
+CREATE (n:Intent)
+SET n = $props
+WITH n
+@log_events($events, n.scope, [n.scope])
+RETURN n.id AS id

@@ -1,0 +1,5 @@
+// Intents and tasks are found by their links: sub-intents and subtasks by
+// parent_id, an intent's tasks by intent_id.
+CREATE INDEX intent_parent_id IF NOT EXISTS FOR (n:Intent) ON (n.parent_id);
+CREATE INDEX task_parent_id IF NOT EXISTS FOR (n:Task) ON (n.parent_id);
+CREATE INDEX task_intent_id IF NOT EXISTS FOR (n:Task) ON (n.intent_id)
