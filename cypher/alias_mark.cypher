@@ -1,6 +1,7 @@
 // Record that two live items are the same thing: an ALIAS edge each way, each
 // created only if no active one exists already (marking twice is harmless),
-// with its EdgeKey and edge.created event. No row: an item is missing.
+// with its EdgeKey and edge.created event, in the order given (spec.ord: a→b
+// first, as MemEX). No row: an item is missing.
 // @params a b edges writable
 MATCH (x:Item {id: $a})
 WHERE x.retracted = false AND @writable(x)
@@ -19,6 +20,8 @@ CALL {
   SET r = spec.props
   CREATE (k:EdgeKey)
   SET k = spec.key
+  WITH spec, f, t
+  ORDER BY spec.ord
   RETURN collect(spec) AS made, collect([f.scope, t.scope]) AS scopes
 }
 WITH made, scopes

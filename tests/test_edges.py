@@ -67,11 +67,11 @@ async def test_self_edge_is_allowed(api: Api) -> None:
     assert related["relatedItems"] == [{"id": a["id"]}]
 
 
-async def test_update_edge_merges_meta_and_changes_kind(api: Api) -> None:
+async def test_update_edge_replaces_meta_and_changes_kind(api: Api) -> None:
     a, b = await api.create(), await api.create()
     e = await edge(api, a["id"], b["id"], meta={"x": 1})
     data = await api.ok(UPDATE, id=e["edgeId"], patch={"meta": {"y": 2}, "weight": 0.9})
-    assert data["updateEdge"]["edge"]["meta"] == {"x": 1, "y": 2}
+    assert data["updateEdge"]["edge"]["meta"] == {"y": 2}  # replaced, as MemEX does
     assert data["updateEdge"]["events"][0]["payload"] == {
         "edge_id": e["edgeId"], "partial": {"meta": {"y": 2}, "weight": 0.9},
         "author": "user:e", "reason": "r"}  # fmt: skip

@@ -135,7 +135,7 @@ async def test_contradictions(api: Api) -> None:
     mark = (await api.ok(MARK_C, a=a, b=b))["markContradiction"]
     assert mark["edge"]["kind"] == "CONTRADICTS"
     assert mark["edge"]["active"] is True
-    assert mark["edge"]["sourceKind"] == "agent_inferred"
+    assert mark["edge"]["sourceKind"] == "derived_deterministic"  # MemEX's fixed value
     assert mark["events"] == [{"type": "edge.created"}]
     (await api.ok(MARK_C, a=a, b=a))  # a self-inconsistent item
     listed = await api.ok("{ contradictions { a { id } b { id } edge { kind } } }")
@@ -214,3 +214,20 @@ async def test_limits_are_reported(make_api: ApiFactory) -> None:
     assert await api.codes(CASCADE, id=line[0]) == ["RESOURCE_EXHAUSTED"]
     assert await api.snapshot() == before
     assert await api.codes(TREE, id=line[-1], d=-1) == ["BAD_USER_INPUT"]
+
+
+async def test_mark_alias_writes_a_to_b_first(api: Api) -> None:
+    """MemEX's order: the edge a→b, then b→a, each with its edge.created."""
+    a = (await api.create())["id"]
+    b = (await api.create())["id"]
+    mark = (
+        'mutation($a: ID!, $b: ID!) { markAlias(a: $a, b: $b, author: "user:u") '
+        "{ events { payload } } }"
+    )
+    events = (await api.ok(mark, a=a, b=b))["markAlias"]["events"]
+    ends = [(e["payload"]["edge"]["from"], e["payload"]["edge"]["to"]) for e in events]
+    assert ends == [(a, b), (b, a)]
+    kinds = {e["payload"]["edge"]["source_kind"] for e in events}
+    assert kinds == {"derived_deterministic"}
+    logged = (await api.ok('{ events(filter: {types: ["edge.created"]}) { payload } }'))["events"]
+    assert [(e["payload"]["edge"]["from"], e["payload"]["edge"]["to"]) for e in logged] == ends

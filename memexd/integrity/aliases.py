@@ -17,23 +17,17 @@ from memexd.memory.model import Item, NewEdge
 from memexd.memory.records import edge_props, item_from_row
 from memexd.memory.validation import Limits
 
-__all__ = ["Aliases", "marker_source_kind"]
+__all__ = ["MARKER_SOURCE_KIND", "Aliases"]
 
-
-def marker_source_kind(author: str) -> str:
-    """The ``source_kind`` of edges memexd writes for an author (alias,
-    contradiction, supersession marks): by the author's MemEX prefix."""
-    if author.startswith("user:"):
-        return "user_explicit"
-    if author.startswith("agent:"):
-        return "agent_inferred"
-    return "derived_deterministic"
+#: The ``source_kind`` of edges memexd writes for an author (alias,
+#: contradiction, supersession marks): MemEX's one fixed value.
+MARKER_SOURCE_KIND = "derived_deterministic"
 
 
 def marker(from_id: str, to_id: str, kind: str, author: str, meta: Any = None) -> NewEdge:
     """The draft of an edge memexd writes on an author's behalf."""
     return NewEdge(from_id=from_id, to_id=to_id, kind=kind, author=author,
-                   source_kind=marker_source_kind(author), authority=1.0, meta=meta)  # fmt: skip
+                   source_kind=MARKER_SOURCE_KIND, authority=1.0, meta=meta)  # fmt: skip
 
 
 class Aliases:
@@ -53,9 +47,9 @@ class Aliases:
             return []  # a self-alias says nothing
         events = {e.edge_id: ev.edge_created(e, origin) for e in edges}
         specs = [
-            {"from": e.from_id, "to": e.to_id, "props": edge_props(e), "key": edge_key(e),
-             "event": event_props(events[e.edge_id])}
-            for e in edges
+            {"ord": i, "from": e.from_id, "to": e.to_id, "props": edge_props(e),
+             "key": edge_key(e), "event": event_props(events[e.edge_id])}
+            for i, e in enumerate(edges)
         ]  # fmt: skip
         rows = await self.graph.write("alias_mark", {"a": a, "b": b, "edges": specs})
         if not rows:

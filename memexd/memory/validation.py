@@ -363,11 +363,9 @@ def edge_patch(p: EdgePatch, limits: Limits) -> EdgePatch:
 
 
 def merged_edge(current: Edge, patch: EdgePatch, limits: Limits) -> Edge:
-    changes = patch.given()
-    if patch.meta is not None:
-        changes["meta"] = {**(current.meta or {}), **patch.meta}
-        json_object(changes["meta"], "patch.meta", max_bytes=limits.max_content_bytes)
-    return replace(current, **changes)
+    """The edge with the patch applied: each given field replaces the old one,
+    ``meta`` too (MemEX's ``merge_edge`` replaces, unlike an item's meta)."""
+    return replace(current, **patch.given())
 
 
 def edge_filter(f: EdgeFilter) -> EdgeFilter:
