@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from memexd.access.grants import EVERYTHING, Access
-from memexd.graph.cypher import Fragment, Queries, Query
+from memexd.graph.cypher import Fragment, Queries
 from memexd.types import GraphStore, Row
 
 __all__ = ["Fragment", "Graph"]
@@ -31,6 +31,7 @@ class Graph:
         self.store = store
         self.access = access
         self.queries = queries or Queries(store.backend)
+        self._grants = {"readable": list(access.read), "writable": list(access.write)}
 
     def bound(self, access: Access) -> Graph:
         """The same engine and query cache, for another caller."""
@@ -43,29 +44,24 @@ class Graph:
     async def read(
         self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment
     ) -> list[Row]:
-        query = self.queries.get(name)
-        text, bound = query.bind(self._with_grants(query, params), slots)
-        return await self.store.read(text, bound)
+        return await self.store.read(*self._bind(name, params, slots))
 
     async def write(
         self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment
     ) -> list[Row]:
-        query = self.queries.get(name)
-        text, bound = query.bind(self._with_grants(query, params), slots)
-        return await self.store.write(text, bound)
+        return await self.store.write(*self._bind(name, params, slots))
 
-    def _with_grants(self, query: Query, params: Mapping[str, Any] | None) -> Mapping[str, Any]:
-        grants = query.grants
-        if not grants:
-            return params or {}
-        if params and not grants.isdisjoint(params):
-            raise KeyError(f"{query.name}: grants are not the caller's to pass")
-        merged = dict(params or {})
-        if "readable" in grants:
-            merged["readable"] = list(self.access.read)
-        if "writable" in grants:
-            merged["writable"] = list(self.access.write)
-        return merged
+    def _bind(
+        self, name: str, params: Mapping[str, Any] | None, slots: Mapping[str, str | Fragment]
+    ) -> tuple[str, dict[str, Any]]:
+        """The statement's text and parameters, the caller's grants included."""
+        query = self.queries.get(name)
+        given = params or {}
+        if query.grants:
+            if not query.grants.isdisjoint(given):
+                raise KeyError(f"{name}: grants are not the caller's to pass")
+            given = {**given, **{g: self._grants[g] for g in query.grants}}
+        return query.bind(given, slots)
 
     def fragment(self, name: str, number: int, **params: Any) -> Fragment:
         """Predicate fragment ``name``, numbered as the ``number``-th of its query."""

@@ -58,11 +58,8 @@ class Query:
     text: str
     params: frozenset[str]
     slots: Mapping[str, str]
-
-    @property
-    def grants(self) -> frozenset[str]:
-        """The grant parameters it declares (filled by the graph, never by callers)."""
-        return self.params & _GRANTS
+    #: the grant parameters it declares (filled by the graph, never by callers)
+    grants: frozenset[str] = frozenset()
 
     def bind(
         self, params: Mapping[str, Any], slots: Mapping[str, str | Fragment]
@@ -105,7 +102,7 @@ def parse(name: str, source: str) -> Query:
     # Parameters used inside a slot's default belong to the fragment, not the query.
     if not used <= params:
         raise ValueError(f"{name}: undeclared parameters {sorted(used - params)}")
-    return Query(name, text, params, slots)
+    return Query(name, text, params, slots, params & _GRANTS)
 
 
 # ---------------------------------------------------------------- includes
