@@ -29,10 +29,9 @@ UNGUARDED = {
     "item_create": {"c", "dup", "n", "p"},
     "item_update": {"p"},
     # ids are global; n is the record being created (its scope is checked)
-    "intent_create": {"dup", "n"},
-    "task_create": {"dup", "n"},
+    "plan_create": {"dup", "n"},
 }
-_BINDS = re.compile(r"\((\w+):(?:Item|Event|Intent|Task)\b")
+_BINDS = re.compile(r"\((\w+):(?:/\*<label>\*/)?(?:Item|Event|Intent|Task)\b")
 _GRANTED = re.compile(r"@(?:readable|writable|readable_event)\((\w+)\)")
 
 

@@ -39,7 +39,7 @@ from memexd.intents.records import (
     record_props,
     update_props,
 )
-from memexd.intents.spec import TASK, Kind
+from memexd.intents.spec import INTENT, TASK, Kind
 from memexd.memory.validation import Limits, check_uuid
 
 __all__ = ["PlanCommands"]
@@ -70,7 +70,7 @@ class PlanCommands:
         params = {"id": record.id, "props": record_props(self.kind, record),
                   "events": [event_props(event)]}  # fmt: skip
         try:
-            rows = await self.graph.write(f"{self.kind.name}_create", params)
+            rows = await self.graph.write("plan_create", params, label=self.kind.label)
         except ConstraintViolation:
             rows = []
         if not rows:
@@ -83,7 +83,8 @@ class PlanCommands:
         access = self.graph.access
         scope = None if given is None else check_scope(given)
         if scope is None and self.kind is TASK:
-            rows = await self.graph.read("intent_get", {"ids": [data["intent_id"]]})
+            ids = {"ids": [data["intent_id"]]}
+            rows = await self.graph.read("plan_get", ids, label=INTENT.label)
             scope = rows[0]["record"]["scope"] if rows else None
         if scope is None:
             scope = _sole_prefix(access, self.kind)
@@ -128,7 +129,7 @@ class PlanCommands:
         record_id = check_uuid(record_id, "id")
 
         async def attempt() -> tuple[Record, list[Event]] | None:
-            rows = await self.graph.read(f"{name}_get", {"ids": [record_id]})
+            rows = await self.graph.read("plan_get", {"ids": [record_id]}, label=self.kind.label)
             if not rows:
                 raise self.not_found(record_id)
             current = record_from_row(self.kind, rows[0]["record"])
@@ -143,7 +144,7 @@ class PlanCommands:
                 "props": update_props(self.kind, changed),
                 "events": [event_props(event)],
             }
-            written = await self.graph.write(f"{name}_write", params)
+            written = await self.graph.write("plan_write", params, label=self.kind.label)
             return (changed, [event]) if written else None
 
         return await compare_and_set(attempt, f"{name} {record_id}")

@@ -11,6 +11,7 @@ from memexd.intents.records import Record, record_from_row
 from memexd.intents.spec import TASK, Kind
 from memexd.memory import validation as check
 from memexd.memory.validation import Limits
+from memexd.types import Row
 
 __all__ = ["PlanReads"]
 
@@ -42,7 +43,8 @@ class PlanReads:
         """Records by id, for ids memexd holds (loaders): any number."""
         if not ids:
             return {}
-        rows = await self.graph.read(f"{self.kind.name}_get", {"ids": list(dict.fromkeys(ids))})
+        unique = {"ids": list(dict.fromkeys(ids))}
+        rows = await self.graph.read("plan_get", unique, label=self.kind.label)
         found = (record_from_row(self.kind, row["record"]) for row in rows)
         return {r.id: r for r in found}
 
@@ -58,18 +60,22 @@ class PlanReads:
 
     async def children_of(self, ids: Sequence[str]) -> dict[str, list[Record]]:
         """Sub-intents (subtasks) of each id."""
-        return await self._linked(f"{self.kind.name}_children", ids)
+        if not ids:
+            return {}
+        rows = await self.graph.read("plan_children", {"ids": list(ids)}, label=self.kind.label)
+        return _grouped(self.kind, rows)
 
     async def tasks_of(self, intent_ids: Sequence[str]) -> dict[str, list[Record]]:
         """The tasks of each intent (task reads only)."""
-        return await self._linked("task_of_intents", intent_ids)
-
-    async def _linked(self, query: str, ids: Sequence[str]) -> dict[str, list[Record]]:
-        if not ids:
+        if not intent_ids:
             return {}
-        rows = await self.graph.read(query, {"ids": list(ids)})
-        kind = TASK if query == "task_of_intents" else self.kind
-        return {row["id"]: [record_from_row(kind, r) for r in row["records"]] for row in rows}
+        rows = await self.graph.read("task_of_intents", {"ids": list(intent_ids)})
+        return _grouped(TASK, rows)
+
+
+def _grouped(kind: Kind, rows: list[Row]) -> dict[str, list[Record]]:
+    """One list of records per id, from rows of ``id, records``."""
+    return {row["id"]: [record_from_row(kind, r) for r in row["records"]] for row in rows}
 
 
 def _check(kind: Kind, name: str, value: Any, limits: Limits) -> Any:
