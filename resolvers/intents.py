@@ -69,7 +69,9 @@ async def create_intent(
 
 
 async def update_intent(
-    info: Info, id: RecordId, patch: Annotated[IntentPatch, strawberry.argument(description=".")]
+    info: Info,
+    id: RecordId,
+    patch: Annotated[IntentPatch, strawberry.argument(description="What to change.")],
 ) -> IntentResult:
     ctx = info.context
     return IntentResult.of(*await ctx.memex.intents.update(id, given(patch), ctx.origin))
@@ -105,10 +107,17 @@ async def create_task(
 
 
 async def update_task(
-    info: Info, id: RecordId, patch: Annotated[TaskPatch, strawberry.argument(description=".")]
+    info: Info,
+    id: RecordId,
+    patch: Annotated[TaskPatch, strawberry.argument(description="What to change.")],
 ) -> TaskResult:
     ctx = info.context
     return TaskResult.of(*await ctx.memex.tasks.update(id, given(patch), ctx.origin))
+
+
+async def _task_move(info: Info, id: str, command: str, **changes: Any) -> TaskResult:
+    ctx = info.context
+    return TaskResult.of(*await ctx.memex.tasks.move(id, command, ctx.origin, **changes))
 
 
 async def start_task(
@@ -118,8 +127,7 @@ async def start_task(
         str | None, strawberry.argument(description="The agent taking it (kept if absent).")
     ] = None,
 ) -> TaskResult:
-    ctx = info.context
-    return TaskResult.of(*await ctx.memex.tasks.move(id, "start", ctx.origin, agent_id=agent_id))
+    return await _task_move(info, id, "start", agent_id=agent_id)
 
 
 async def complete_task(
@@ -129,8 +137,7 @@ async def complete_task(
         JSON | None, strawberry.argument(description="What it produced (a JSON object).")
     ] = None,
 ) -> TaskResult:
-    ctx = info.context
-    return TaskResult.of(*await ctx.memex.tasks.move(id, "complete", ctx.origin, result=result))
+    return await _task_move(info, id, "complete", result=result)
 
 
 async def fail_task(
@@ -138,10 +145,8 @@ async def fail_task(
     id: RecordId,
     error: Annotated[str, strawberry.argument(description="Why it failed.")],
 ) -> TaskResult:
-    ctx = info.context
-    return TaskResult.of(*await ctx.memex.tasks.move(id, "fail", ctx.origin, error=error))
+    return await _task_move(info, id, "fail", error=error)
 
 
 async def cancel_task(info: Info, id: RecordId) -> TaskResult:
-    ctx = info.context
-    return TaskResult.of(*await ctx.memex.tasks.move(id, "cancel", ctx.origin))
+    return await _task_move(info, id, "cancel")

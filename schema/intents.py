@@ -78,10 +78,6 @@ def _id(value: Any) -> strawberry.ID | None:
     return None if value is None else strawberry.ID(value)
 
 
-def _records_to_memories(found: list[Any]) -> list[MemoryItem]:
-    return MemoryItem.all([i for i in found if i is not None])
-
-
 @strawberry.type(description="A goal: what the agents work towards (MemEX intent).")
 class Intent:
     record: strawberry.Private[Record]
@@ -153,8 +149,7 @@ class Intent:
 
     @strawberry.field(description="The live root memory items that exist, in list order.")
     async def root_memories(self, info: Info) -> list[MemoryItem]:
-        ids = list(dict.fromkeys(self.record.data.get("root_memory_ids") or []))
-        return _records_to_memories(await info.context.loaders.items.load_many(ids))
+        return await MemoryItem.listed(info, self.record.data.get("root_memory_ids"))
 
 
 @strawberry.type(description="A unit of work for an intent (MemEX task).")
@@ -245,13 +240,11 @@ class Task:
 
     @strawberry.field(description="The live input items that exist, in list order.")
     async def input_memories(self, info: Info) -> list[MemoryItem]:
-        ids = list(dict.fromkeys(self.record.data.get("input_memory_ids") or []))
-        return _records_to_memories(await info.context.loaders.items.load_many(ids))
+        return await MemoryItem.listed(info, self.record.data.get("input_memory_ids"))
 
     @strawberry.field(description="The live output items that exist, in list order.")
     async def output_memories(self, info: Info) -> list[MemoryItem]:
-        ids = list(dict.fromkeys(self.record.data.get("output_memory_ids") or []))
-        return _records_to_memories(await info.context.loaders.items.load_many(ids))
+        return await MemoryItem.listed(info, self.record.data.get("output_memory_ids"))
 
 
 @strawberry.input(description="A new intent (status starts `active`).")

@@ -6,6 +6,7 @@ parents cost one database round trip per nesting level.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated
 
@@ -85,11 +86,16 @@ class MemoryItem:
     def all(cls, items: list[Item]) -> list[MemoryItem]:
         return [cls.of(i) for i in items]
 
+    @classmethod
+    async def listed(cls, info: Info, ids: Sequence[str] | None) -> list[MemoryItem]:
+        """The live readable items among ``ids``, in list order, once each
+        (through the per-request loader)."""
+        found = await info.context.loaders.items.load_many(list(dict.fromkeys(ids or ())))
+        return [cls.of(item) for item in found if item is not None]
+
     @strawberry.field(description="Live parents that exist, in the order `parents` lists them.")
     async def parent_items(self, info: Info) -> list[MemoryItem]:
-        unique = list(dict.fromkeys(self.parents))
-        found = await info.context.loaders.items.load_many(unique)
-        return [MemoryItem.of(item) for item in found if item is not None]
+        return await MemoryItem.listed(info, self.parents)
 
     @strawberry.field(description="Live items that list this one as a parent.")
     async def children(self, info: Info) -> list[MemoryItem]:
