@@ -8,6 +8,7 @@ client can talk to the very same embedded FalkorDB.
 
 from __future__ import annotations
 
+import http.client
 import json
 import math
 import os
@@ -37,12 +38,15 @@ from memexd.memory.records import item_props
 __all__ = [
     "CREATE_ITEMS",
     "GRAPH_NAME",
+    "Latencies",
     "MemexdServer",
     "batches",
     "check_graphql",
     "graphql",
     "item_inputs",
     "json_body",
+    "keep_alive",
+    "load_items",
     "memexd_server",
     "percentile",
     "raw_client",
@@ -290,3 +294,40 @@ def percentile(sorted_values: Sequence[float], pct: float) -> float:
     """Nearest-rank percentile of already sorted values."""
     rank = max(1, math.ceil(pct / 100 * len(sorted_values)))
     return sorted_values[rank - 1]
+
+
+@dataclass(frozen=True, slots=True)
+class Latencies:
+    """One side's timings, in ms."""
+
+    label: str
+    ms: list[float]
+
+    def pct(self, pct: float) -> float:
+        return percentile(sorted(self.ms), pct)
+
+    @property
+    def p50(self) -> float:
+        return self.pct(50)
+
+    @property
+    def mean(self) -> float:
+        return sum(self.ms) / len(self.ms)
+
+
+# --------------------------------------------------------------------------- HTTP
+
+
+def load_items(client: httpx.Client, inputs: Sequence[dict[str, Any]], batch: int) -> None:
+    """Create ``inputs`` through ``createItems`` in batches; fail on a short one."""
+    for chunk in batches(inputs, batch):
+        data = graphql(client, CREATE_ITEMS, {"inputs": list(chunk)})
+        if len(data["createItems"]["items"]) != len(chunk):
+            raise RuntimeError("createItems returned a short batch")
+
+
+def keep_alive(server: MemexdServer, timeout: float = 60) -> http.client.HTTPConnection:
+    """A keep-alive standard-library connection to the server (httpx adds
+    ~0.3 ms a request, which would blur the figures)."""
+    host, port = server.base_url.removeprefix("http://").split(":")
+    return http.client.HTTPConnection(host, int(port), timeout=timeout)

@@ -31,14 +31,13 @@ from typing import Any
 
 import httpx
 from _common import (
-    CREATE_ITEMS,
+    Latencies,
     MemexdServer,
-    batches,
-    graphql,
     item_inputs,
     json_body,
+    keep_alive,
+    load_items,
     memexd_server,
-    percentile,
 )
 
 from memexd.access.keys import KeyStore
@@ -66,30 +65,6 @@ TARGET = 1.10
 LOAD_BATCH = 1_000
 
 Check = Callable[[dict[str, Any], bytes], None]
-
-
-@dataclass(frozen=True, slots=True)
-class Latencies:
-    label: str
-    ms: list[float]
-
-    @property
-    def p50(self) -> float:
-        return percentile(sorted(self.ms), 50)
-
-    @property
-    def p95(self) -> float:
-        return percentile(sorted(self.ms), 95)
-
-    @property
-    def mean(self) -> float:
-        return sum(self.ms) / len(self.ms)
-
-    def line(self) -> str:
-        return (
-            f"  {self.label:<10} p50 {self.p50:7.3f} ms   p95 {self.p95:7.3f} ms"
-            f"   mean {self.mean:7.3f} ms"
-        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,10 +122,7 @@ def _keys(path: Path) -> tuple[str, str]:
 def _load(server: MemexdServer, inputs: list[dict[str, Any]], key: str | None) -> None:
     headers = {"authorization": f"Bearer {key}"} if key else {}
     with httpx.Client(base_url=server.base_url, headers=headers, timeout=120) as client:
-        for chunk in batches(inputs, LOAD_BATCH):
-            data = graphql(client, CREATE_ITEMS, {"inputs": list(chunk)})
-            if len(data["createItems"]["items"]) != len(chunk):
-                raise RuntimeError("createItems returned a short batch")
+        load_items(client, inputs, LOAD_BATCH)
 
 
 def _refuses_anonymous(server: MemexdServer) -> str:
@@ -167,8 +139,7 @@ def _refuses_anonymous(server: MemexdServer) -> str:
 
 @contextmanager
 def _endpoint(server: MemexdServer, key: str | None) -> Iterator[Endpoint]:
-    host, port = server.base_url.removeprefix("http://").split(":")
-    connection = http.client.HTTPConnection(host, int(port), timeout=60)
+    connection = keep_alive(server)
     headers = {"content-type": "application/json"}
     if key:
         headers["authorization"] = f"Bearer {key}"
@@ -224,9 +195,11 @@ def _same_answers(endpoints: dict[str, Endpoint], body: bytes) -> None:
 def _report(title: str, samples: dict[str, list[float]]) -> None:
     off, on = (Latencies(name, ms) for name, ms in samples.items())
     print(title)
-    print(off.line())
-    print(on.line())
-    ratio50, ratio95, ratio_mean = on.p50 / off.p50, on.p95 / off.p95, on.mean / off.mean
+    for side in (off, on):
+        print(f"  {side.label:<10} p50 {side.p50:7.3f} ms   p95 {side.pct(95):7.3f} ms"
+              f"   mean {side.mean:7.3f} ms")  # fmt: skip
+    ratio50, ratio95 = on.p50 / off.p50, on.pct(95) / off.pct(95)
+    ratio_mean = on.mean / off.mean
     verdict = "met" if ratio50 <= TARGET else "MISSED"
     print(
         f"  ratio on/off: p50 {ratio50:.3f}x  p95 {ratio95:.3f}x  mean {ratio_mean:.3f}x"
