@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import Enum
 
-from memexd.errors import BadUserInput
+from memexd.errors import BadUserInput, Forbidden
 
 __all__ = ["EVERYTHING", "NOBODY", "Access", "Grant", "Right", "parse_grant", "parse_grants"]
 
@@ -99,6 +99,14 @@ class Access:
 
     def can_write(self, scope: str) -> bool:
         return any(scope.startswith(p) for p in self.write)
+
+    def require_write(self, *scopes: str, field: str | None = None) -> None:
+        """``FORBIDDEN`` naming the first of ``scopes`` the caller may not write.
+        (Only for scopes the caller can read: an unreadable one is reported
+        missing, never forbidden.)"""
+        for scope in scopes:
+            if not self.can_write(scope):
+                raise Forbidden.write(scope, field)
 
     @property
     def is_admin(self) -> bool:

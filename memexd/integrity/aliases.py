@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from memexd.errors import Forbidden, MemoryNotFound
+from memexd.errors import MemoryNotFound
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, event_props
 from memexd.graph import Graph
@@ -57,9 +57,7 @@ class Aliases:
             for item_id in (a, b):  # missing before forbidden, as for any edge
                 if item_id not in found:
                     raise MemoryNotFound(item_id)
-            for item in found.values():
-                if not self.graph.access.can_write(item.scope):
-                    raise Forbidden.write(item.scope)
+            self.graph.access.require_write(*(item.scope for item in found.values()))
             raise MemoryNotFound(a)  # retracted meanwhile
         return [events[edge_id] for edge_id in rows[0]["created"]]
 

@@ -14,7 +14,7 @@ import uuid
 from dataclasses import replace
 
 from memexd.concurrency import compare_and_set
-from memexd.errors import Forbidden, MemoryNotFound
+from memexd.errors import MemoryNotFound
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, event_props
 from memexd.graph import Graph
@@ -59,9 +59,7 @@ class Cascade:
         """After a failed write: ``FORBIDDEN`` if the caller may read but not
         write part of the closure (what it cannot read is never walked)."""
         found = await self.provenance.reads.fetch(order)
-        for item in found.values():
-            if not self.graph.access.can_write(item.scope):
-                raise Forbidden.write(item.scope)
+        self.graph.access.require_write(*(item.scope for item in found.values()))
 
     async def _write(
         self, order: list[str], author: str, reason: str | None, origin: Origin

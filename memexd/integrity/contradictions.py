@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from memexd.concurrency import compare_and_set
-from memexd.errors import Forbidden, MemoryNotFound
+from memexd.errors import MemoryNotFound
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, event_props
 from memexd.graph import Graph
@@ -73,9 +73,7 @@ class Contradictions:
             if not rows:
                 found = await self.reads.fetch([winner, loser])
                 raise MemoryNotFound(winner if winner not in found else loser)
-            for scope in (rows[0]["winner_scope"], rows[0]["loser_scope"]):
-                if not self.graph.access.can_write(scope):
-                    raise Forbidden.write(scope)
+            self.graph.access.require_write(rows[0]["winner_scope"], rows[0]["loser_scope"])
             if not rows[0]["edges"]:
                 return []
             params, events = _plan(supersede, author, reason, rows[0], origin)

@@ -19,7 +19,6 @@ from memexd.errors import (
     ConstraintViolation,
     DuplicateIntent,
     DuplicateTask,
-    Forbidden,
     IntentNotFound,
     InvalidIntentTransition,
     InvalidTaskTransition,
@@ -88,8 +87,7 @@ class PlanCommands:
             scope = rows[0]["record"]["scope"] if rows else None
         if scope is None:
             scope = _sole_prefix(access, self.kind)
-        if not access.can_write(scope):
-            raise Forbidden.write(scope, "scope")
+        access.require_write(scope, field="scope")
         return scope
 
     async def update(
@@ -133,8 +131,7 @@ class PlanCommands:
             if not rows:
                 raise self.not_found(record_id)
             current = record_from_row(self.kind, rows[0]["record"])
-            if not self.graph.access.can_write(current.scope):
-                raise Forbidden.write(current.scope)
+            self.graph.access.require_write(current.scope)
             changed = Record({**current.data, **changes(current.data)}, current.scope,
                              current.version)  # fmt: skip
             event = self._event(changed, event_type, command, origin)

@@ -71,8 +71,7 @@ class ItemCommands:
                 valid.append(check.new_item(draft, self.limits))
             except (BadUserInput, InvalidTimestamp) as exc:  # say which input
                 raise type(exc)(f"inputs[{i}].{exc.message}") from None
-            if not self.graph.access.can_write(valid[-1].item.scope):
-                raise Forbidden.write(valid[-1].item.scope, f"inputs[{i}].scope")
+            self.graph.access.require_write(valid[-1].item.scope, field=f"inputs[{i}].scope")
         return valid
 
     async def _existing(self, ids: list[str]) -> list[str]:
@@ -98,9 +97,7 @@ class ItemCommands:
             current, version = item_from_row(rows[0]["item"]), int(rows[0]["item"]["version"])
             valid = check.merged_item(current, patch, self.limits)
             merged = valid.item
-            for scope in dict.fromkeys((current.scope, merged.scope)):
-                if not self.graph.access.can_write(scope):
-                    raise Forbidden.write(scope)
+            self.graph.access.require_write(current.scope, merged.scope)
             event = ev.memory_updated(item_id, patch.given(), author, reason, origin,
                                       basis=basis, scope=merged.scope,
                                       moved_from=current.scope)  # fmt: skip
