@@ -324,3 +324,32 @@ async def test_grants_apply(api: Api) -> None:
     assert task["scope"] == "tenant:a/plans"  # its intent's
     events = await reader.ok("{ events { type } }")
     assert {e["type"] for e in events["events"]} == {"intent.created", "task.created"}
+
+
+async def test_bad_updates_and_moves_change_nothing(api: Api) -> None:
+    intent = await make_intent(api)
+    task = await make_task(api, intent["id"])
+    update = (
+        "mutation($id: ID!, $p: IntentPatch!) { updateIntent(id: $id, patch: $p) "
+        "{ intent { id } } }"
+    )
+    start = 'mutation($id: ID!) { startTask(id: $id, agentId: "") { task { id } } }'
+    complete = "mutation($id: ID!, $r: JSON) { completeTask(id: $id, result: $r) { task { id } } }"
+    fail = "mutation($id: ID!, $e: String!) { failTask(id: $id, error: $e) { task { id } } }"
+    cases = [
+        (update, {"id": intent["id"], "p": {"priority": 2}}),
+        (update, {"id": intent["id"], "p": {"meta": "text"}}),
+        (update, {"id": intent["id"], "p": {"rootMemoryIds": ["nope"]}}),
+        (update, {"id": "nope", "p": {"priority": 0.1}}),
+        (start, {"id": task["id"]}),
+    ]
+    for query, variables in cases:
+        before = await api.snapshot()
+        assert await api.codes(query, **variables) == ["BAD_USER_INPUT"], variables
+        assert await api.snapshot() == before
+    await move_task(api, "start", task["id"])
+    for query, variables in [(complete, {"id": task["id"], "r": [1, 2]}),
+                             (fail, {"id": task["id"], "e": "x" * 5000})]:  # fmt: skip
+        before = await api.snapshot()
+        assert await api.codes(query, **variables) == ["BAD_USER_INPUT"], variables
+        assert await api.snapshot() == before
