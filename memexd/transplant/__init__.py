@@ -1,0 +1,1 @@
+"""Moving whole histories in and out: MemEX replay, export and import."""
