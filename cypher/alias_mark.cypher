@@ -1,23 +1,25 @@
-// Record that two live items are the same thing: an ALIAS edge each way, each
-// created only if no active one exists already (marking twice is harmless),
+// Record that two live items are the same thing: an ALIAS edge each way,
 // with its EdgeKey and edge.created event, in the order given (spec.ord: a→b
-// first, as MemEX). No row: an item is missing.
-// @params a b edges writable
+// first, as MemEX), seq in that order. Like MemEX, marking twice adds two
+// more edges; with $skip_existing a direction that already has an active
+// ALIAS edge is left alone. No row: an item is missing.
+// @params a b edges skip_existing writable
 MATCH (x:Item {id: $a})
 WHERE x.retracted = false AND @writable(x)
 MATCH (y:Item {id: $b})
 WHERE y.retracted = false AND @writable(y)
+MATCH (counter:Counter {name: 'event'})
 CALL {
-  WITH x, y
+  WITH x, y, counter
   UNWIND $edges AS spec
   MATCH (f:Item {id: spec.from})
   MATCH (t:Item {id: spec.to})
   OPTIONAL MATCH (f)-[old:ALIAS]->(t)
   WHERE old.active = true AND old.retracted = false
-  WITH spec, f, t, count(old) AS existing
-  WHERE existing = 0
+  WITH spec, f, t, counter, count(old) AS existing
+  WHERE existing = 0 OR NOT $skip_existing
   CREATE (f)-[r:ALIAS]->(t)
-  SET r = spec.props
+  SET r = spec.props, r.seq = counter.value + spec.ord + 1
   CREATE (k:EdgeKey)
   SET k = spec.key
   WITH spec, f, t

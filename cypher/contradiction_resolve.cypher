@@ -1,7 +1,8 @@
 // Resolve a contradiction in one statement, if nothing changed since it was
 // read: the loser's version and the set of active CONTRADICTS edges between
-// the pair are re-checked. The edges are deactivated, the loser's authority
-// lowered, SUPERSEDES winner->loser created, and the events appended.
+// the pair are re-checked. As MemEX: the edges are retracted, SUPERSEDES
+// winner->loser is created (seq: its insertion order), the loser's authority
+// lowered, and the events appended.
 // No row back: the state moved on; read again.
 // @params winner loser version authority edge_ids supersede key events writable
 MATCH (w:Item {id: $winner})
@@ -12,10 +13,12 @@ OPTIONAL MATCH (w)-[c:CONTRADICTS]-(l)
 WHERE c.active = true AND c.retracted = false
 WITH w, l, collect(DISTINCT c) AS cs
 WHERE size(cs) = size($edge_ids) AND all(c IN cs WHERE c.edge_id IN $edge_ids)
-FOREACH (c IN cs | SET c.active = false, c.version = c.version + 1)
+FOREACH (c IN cs | SET c.retracted = true, c.version = c.version + 1)
 SET l.authority = $authority, l.version = $version + 1
+WITH w, l
+MATCH (counter:Counter {name: 'event'})
 CREATE (w)-[s:SUPERSEDES]->(l)
-SET s = $supersede
+SET s = $supersede, s.seq = counter.value + size($edge_ids) + 1
 CREATE (k:EdgeKey)
 SET k = $key
 WITH w

@@ -1,15 +1,24 @@
 // Create a batch of items in one atomic statement: re-check that no id is
 // taken, create the nodes, link parents that exist (PARENT) and wait for the
 // ones that do not (AWAITS a Placeholder), resolve placeholders earlier items
-// left for these ids, and append one memory.created event per item.
-// Returns no row when an id is already taken.
-// @params ids rows links events writable
+// left for these ids, link the items to the intent and task they name
+// (IN_INTENT, IN_TASK) and take over the links intents and tasks made to a
+// PendingItem for their ids (docs/graph-model.md), and append one
+// memory.created event per item. Each
+// item's seq is the log position of its event (insertion order).
+// Returns no row when an id is already taken or a parent is fenced by a
+// cascade in progress (the caller waits and tries again).
+// @params ids rows links parent_ids events writable
 OPTIONAL MATCH (dup:Item) WHERE dup.id IN $ids
 WITH count(dup) AS dups
-WHERE dups = 0 AND all(row IN $rows WHERE @writable(row))
-UNWIND $rows AS row
+OPTIONAL MATCH (fenced:Item) WHERE fenced.id IN $parent_ids AND fenced.fence_until > timestamp()
+WITH dups, count(fenced) AS fences
+WHERE dups = 0 AND fences = 0 AND all(row IN $rows WHERE @writable(row))
+MATCH (counter:Counter {name: 'event'})
+WITH counter.value AS base
+UNWIND range(0, size($rows) - 1) AS i
 CREATE (n:Item)
-SET n = row
+SET n = $rows[i], n.seq = base + i + 1
 WITH count(n) AS created
 WHERE created = size($rows)
 CALL {
@@ -34,6 +43,38 @@ CALL {
   WITH DISTINCT w
   DELETE w
   RETURN count(*) AS resolved
+}
+CALL {
+  WITH created
+  UNWIND $ids AS id
+  MATCH (n:Item {id: id})
+  MATCH (i:Intent {id: n.intent_id})
+  CREATE (n)-[:IN_INTENT]->(i)
+  RETURN count(*) AS in_intent
+}
+CALL {
+  WITH created
+  UNWIND $ids AS id
+  MATCH (n:Item {id: id})
+  MATCH (t:Task {id: n.task_id})
+  CREATE (n)-[:IN_TASK]->(t)
+  RETURN count(*) AS in_task
+}
+CALL {
+  WITH created
+  UNWIND $ids AS id
+  MATCH (w:PendingItem {id: id})<-[r:ROOT|READS|WROTE]-(s)
+  MATCH (n:Item {id: id})
+  FOREACH (_ IN CASE WHEN type(r) = 'ROOT' THEN [1] ELSE [] END |
+    CREATE (s)-[:ROOT {ord: r.ord}]->(n))
+  FOREACH (_ IN CASE WHEN type(r) = 'READS' THEN [1] ELSE [] END |
+    CREATE (s)-[:READS {ord: r.ord}]->(n))
+  FOREACH (_ IN CASE WHEN type(r) = 'WROTE' THEN [1] ELSE [] END |
+    CREATE (s)-[:WROTE {ord: r.ord}]->(n))
+  DELETE r
+  WITH DISTINCT w
+  DELETE w
+  RETURN count(*) AS pending
 }
 @log_events($events, null, null)
 RETURN created

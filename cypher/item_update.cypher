@@ -1,9 +1,15 @@
 // Apply an already-merged update if the item is still at the version it was
 // read at (optimistic concurrency), optionally re-linking its parents, and
-// append the memory.updated event. No row back means: gone, or changed since.
-// @params id version props relink links events writable
+// append the memory.updated event. No row back means: gone, or changed since,
+// or a new parent is fenced by a cascade in progress (see item_retract).
+// With $replan (its intent or task changed) it re-links IN_INTENT / IN_TASK.
+// @params id version props relink links replan events writable
+OPTIONAL MATCH (fenced:Item)
+WHERE $relink AND fenced.id IN $props.parents AND fenced.fence_until > timestamp()
+WITH count(fenced) AS fences
 MATCH (n:Item {id: $id})
-WHERE n.retracted = false AND n.version = $version AND @writable(n) AND @writable($props)
+WHERE fences = 0 AND n.retracted = false AND n.version = $version AND @writable(n)
+  AND @writable($props)
 SET n += $props, n.version = $version + 1
 WITH n
 CALL {
@@ -26,6 +32,27 @@ CALL {
     MERGE (w:Placeholder {id: link.parent})
     CREATE (n)-[:AWAITS {ord: link.ord}]->(w))
   RETURN count(*) AS linked
+}
+CALL {
+  WITH n
+  OPTIONAL MATCH (n)-[r:IN_INTENT|IN_TASK]->()
+  WHERE $replan
+  DELETE r
+  RETURN count(*) AS unplanned
+}
+CALL {
+  WITH n
+  MATCH (i:Intent {id: n.intent_id})
+  WHERE $replan
+  CREATE (n)-[:IN_INTENT]->(i)
+  RETURN count(*) AS in_intent
+}
+CALL {
+  WITH n
+  MATCH (t:Task {id: n.task_id})
+  WHERE $replan
+  CREATE (n)-[:IN_TASK]->(t)
+  RETURN count(*) AS in_task
 }
 @log_events($events, n.scope, null)
 RETURN n.id AS id

@@ -1,11 +1,57 @@
 // Apply an intent's or a task's (the label slot) new state, an update or a
 // lifecycle move, if it is still at the version it was read at and the caller
-// may write it, with its event. No row back: changed since (read again) or
-// not writable.
-// @params id version props events writable
+// may write it, with its event. When its links changed ($relink), its own
+// link relationships are made again from the new ones, as in plan_create
+// (PendingItem nodes nothing waits on any more are removed). No row back:
+// changed since (read again) or not writable.
+// @params id version props relink to_intents to_tasks to_items events writable
 MATCH (n:/*<label>*/Intent/*</label>*/ {id: $id})
 WHERE n.version = $version AND @writable(n) AND @writable($props)
 SET n += $props, n.version = $version + 1
+WITH n
+CALL {
+  WITH n
+  WITH n WHERE $relink
+  OPTIONAL MATCH (n)-[r:SUBINTENT_OF|FOR_INTENT|SUBTASK_OF|ROOT|READS|WROTE]->(x)
+  DELETE r
+  WITH DISTINCT x
+  WHERE x:PendingItem AND NOT (x)<--()
+  DELETE x
+  RETURN count(*) AS unlinked
+}
+CALL {
+  WITH n
+  UNWIND $to_intents AS link
+  MATCH (i:Intent {id: link.id})
+  FOREACH (_ IN CASE WHEN link.type = 'SUBINTENT_OF' THEN [1] ELSE [] END |
+    CREATE (n)-[:SUBINTENT_OF]->(i))
+  FOREACH (_ IN CASE WHEN link.type = 'FOR_INTENT' THEN [1] ELSE [] END |
+    CREATE (n)-[:FOR_INTENT]->(i))
+  RETURN count(*) AS to_intents
+}
+CALL {
+  WITH n
+  UNWIND $to_tasks AS id
+  MATCH (t:Task {id: id})
+  CREATE (n)-[:SUBTASK_OF]->(t)
+  RETURN count(*) AS to_tasks
+}
+CALL {
+  WITH n
+  UNWIND $to_items AS link
+  OPTIONAL MATCH (m:Item {id: link.id})
+  FOREACH (_ IN CASE WHEN m IS NULL THEN [1] ELSE [] END | MERGE (:PendingItem {id: link.id}))
+  WITH n, link, m
+  OPTIONAL MATCH (w:PendingItem {id: link.id})
+  WITH n, link, coalesce(m, w) AS x
+  FOREACH (_ IN CASE WHEN link.type = 'ROOT' THEN [1] ELSE [] END |
+    CREATE (n)-[:ROOT {ord: link.ord}]->(x))
+  FOREACH (_ IN CASE WHEN link.type = 'READS' THEN [1] ELSE [] END |
+    CREATE (n)-[:READS {ord: link.ord}]->(x))
+  FOREACH (_ IN CASE WHEN link.type = 'WROTE' THEN [1] ELSE [] END |
+    CREATE (n)-[:WROTE {ord: link.ord}]->(x))
+  RETURN count(*) AS to_items
+}
 WITH n
 @log_events($events, n.scope, [n.scope])
 RETURN n.id AS id

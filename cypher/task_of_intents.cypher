@@ -1,7 +1,10 @@
-// Readable tasks of each given intent, one row per intent id.
+// Readable tasks of each given readable intent, along their FOR_INTENT links
+// (a task's intent_id, mirrored), one row per intent id.
 // @params ids readable
 UNWIND $ids AS id
-MATCH (n:Task {intent_id: id})
+MATCH (i:Intent {id: id})
+WHERE @readable(i)
+MATCH (n:Task)-[:FOR_INTENT]->(i)
 WHERE @readable(n)
 WITH id, n
 ORDER BY n.id

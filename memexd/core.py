@@ -20,6 +20,9 @@ from memexd.memory.items import ItemCommands
 from memexd.memory.reads import ItemReads
 from memexd.memory.validation import Limits
 from memexd.settings import Settings
+from memexd.transplant.export import Exporter
+from memexd.transplant.replay import Replay
+from memexd.transplant.slices import Importer
 from memexd.types import GraphStore
 
 __all__ = ["Memex"]
@@ -110,3 +113,15 @@ class Memex:
     @cached_property
     def task_reads(self) -> PlanReads:
         return PlanReads(self.graph, self.limits, TASK)
+
+    @cached_property
+    def replay(self) -> Replay:
+        return Replay(self)
+
+    @cached_property
+    def exporter(self) -> Exporter:
+        return Exporter(self)
+
+    @cached_property
+    def importer(self) -> Importer:
+        return Importer(self)

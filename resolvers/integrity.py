@@ -91,8 +91,17 @@ async def mark_alias(
     b: OtherId,
     author: Author,
     meta: Meta = None,
+    skip_existing: Annotated[
+        bool,
+        strawberry.argument(
+            description="Leave a direction alone when an active ALIAS edge already joins it "
+            "(memexd's option; MemEX adds two more edges each time)."
+        ),
+    ] = False,
 ) -> EventsResult:
-    events = await info.context.memex.aliases.mark(a, b, author, meta, info.context.origin)
+    events = await info.context.memex.aliases.mark(
+        a, b, author, meta, info.context.origin, skip_existing=skip_existing
+    )
     return EventsResult(events=Event.all(events))
 
 

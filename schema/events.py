@@ -17,14 +17,25 @@ __all__ = ["Event", "EventFilter", "EventsResult"]
 @strawberry.type(description="A lifecycle event, as MemEX names it and shapes its payload.")
 class Event:
     id: strawberry.ID = strawberry.field(description="UUIDv7; also a cursor for `events(after:)`.")
-    namespace: str = strawberry.field(description="`memory`, `edge`, `intent` or `task`.")
+    namespace: str = strawberry.field(
+        description="`memory` (item and edge events, as MemEX), `intent` or `task`."
+    )
     type: str = strawberry.field(description="`memory.created`, `edge.updated`, …")
     ts: datetime = strawberry.field(description="When the command ran.")
     trace_id: str | None = strawberry.field(
         description="The request's `x-trace-id` (or W3C `traceparent` trace id)."
     )
-    cause_id: str | None = strawberry.field(description="The event that caused this one, if any.")
-    payload: JSON = strawberry.field(description="What changed, in MemEX's snake_case JSON.")
+    cause_id: str | None = strawberry.field(
+        description="What caused the command: the caller's `x-cause-id` header or `causeId`."
+    )
+    payload: JSON = strawberry.field(
+        description="MemEX's lifecycle event: `namespace`, `type`, the whole record after the "
+        "change (`item`, `edge`, `intent` or `task`) and `cause_type`, the command."
+    )
+    author: str | None = strawberry.field(
+        default=None, description="Who ran the command (kept beside MemEX's payload)."
+    )
+    reason: str | None = strawberry.field(default=None, description="Why, if they said.")
 
     @classmethod
     def of(cls, event: EventRecord) -> Event:
@@ -36,6 +47,8 @@ class Event:
             trace_id=event.trace_id,
             cause_id=event.cause_id,
             payload=JSON(event.payload),
+            author=event.author,
+            reason=event.reason,
         )
 
     @classmethod

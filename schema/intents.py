@@ -58,10 +58,13 @@ class TaskStatus(Enum):
 
 
 def given(value: Any) -> dict[str, Any]:
-    """An input's fields by their MemEX names (enums as their values)."""
+    """An input's fields by their MemEX names (enums as their values). Fields
+    left out of a patch are left out here; an explicit null stays ``None``."""
     out = {}
     for f in dataclasses.fields(value):
         v = getattr(value, f.name)
+        if v is strawberry.UNSET:
+            continue
         if isinstance(v, Enum):
             v = v.value
         elif isinstance(v, list) and v and isinstance(v[0], Enum):
@@ -266,16 +269,21 @@ class IntentInput:
     )
 
 
-@strawberry.input(description="What to change on an intent; null fields stay as they are.")
+@strawberry.input(
+    description="What to change on an intent: fields left out stay as they are, "
+    "null clears an optional field (label and priority cannot be cleared)."
+)
 class IntentPatch:
-    label: str | None = strawberry.field(default=None, description="A short name.")
-    description: str | None = strawberry.field(default=None, description="Prose.")
-    priority: float | None = strawberry.field(default=None, description="In [0, 1].")
-    context: JSON | None = strawberry.field(default=None, description="Replaces the context.")
-    root_memory_ids: list[strawberry.ID] | None = strawberry.field(
-        default=None, description="Replaces the list."
+    label: str | None = strawberry.field(default=strawberry.UNSET, description="A short name.")
+    description: str | None = strawberry.field(default=strawberry.UNSET, description="Prose.")
+    priority: float | None = strawberry.field(default=strawberry.UNSET, description="In [0, 1].")
+    context: JSON | None = strawberry.field(
+        default=strawberry.UNSET, description="Replaces the context."
     )
-    meta: JSON | None = strawberry.field(default=None, description="Replaces the meta.")
+    root_memory_ids: list[strawberry.ID] | None = strawberry.field(
+        default=strawberry.UNSET, description="Replaces the list."
+    )
+    meta: JSON | None = strawberry.field(default=strawberry.UNSET, description="Replaces the meta.")
 
 
 @strawberry.input(description="A new task (status starts `pending`, attempt 0).")
@@ -300,18 +308,23 @@ class TaskInput:
     )
 
 
-@strawberry.input(description="What to change on a task; null fields stay as they are.")
+@strawberry.input(
+    description="What to change on a task: fields left out stay as they are, "
+    "null clears an optional field (priority cannot be cleared)."
+)
 class TaskPatch:
-    label: str | None = strawberry.field(default=None, description="A short name.")
-    priority: float | None = strawberry.field(default=None, description="In [0, 1].")
-    context: JSON | None = strawberry.field(default=None, description="Replaces the context.")
+    label: str | None = strawberry.field(default=strawberry.UNSET, description="A short name.")
+    priority: float | None = strawberry.field(default=strawberry.UNSET, description="In [0, 1].")
+    context: JSON | None = strawberry.field(
+        default=strawberry.UNSET, description="Replaces the context."
+    )
     input_memory_ids: list[strawberry.ID] | None = strawberry.field(
-        default=None, description="Replaces the list."
+        default=strawberry.UNSET, description="Replaces the list."
     )
     output_memory_ids: list[strawberry.ID] | None = strawberry.field(
-        default=None, description="Replaces the list."
+        default=strawberry.UNSET, description="Replaces the list."
     )
-    meta: JSON | None = strawberry.field(default=None, description="Replaces the meta.")
+    meta: JSON | None = strawberry.field(default=strawberry.UNSET, description="Replaces the meta.")
 
 
 @strawberry.input(description="Which intents (every condition optional, all must hold).")

@@ -71,7 +71,7 @@ class MemoryItem:
             content=JSON(item.content),
             author=item.author,
             source_kind=item.source_kind,
-            parents=[strawberry.ID(p) for p in item.parents],
+            parents=[strawberry.ID(p) for p in item.parents or ()],
             authority=item.authority,
             conviction=item.conviction,
             importance=item.importance,

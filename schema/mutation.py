@@ -7,11 +7,15 @@ from memexd.resolvers import edges as edges_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
+from memexd.resolvers import replay as replay_r
+from memexd.resolvers import transplant as transplant_r
 from memexd.schema.edges import EdgeResult
 from memexd.schema.events import EventsResult
 from memexd.schema.integrity import CascadeResult
 from memexd.schema.intents import IntentResult, TaskResult
 from memexd.schema.items import ItemResult, ItemsResult
+from memexd.schema.replay import ReplayResult
+from memexd.schema.transplant import ImportReport
 
 __all__ = ["Mutation"]
 
@@ -30,7 +34,8 @@ class Mutation:
         resolver=items_r.update_item, description="Change a live item (content and meta merge)."
     )
     retract_item: EventsResult = strawberry.mutation(
-        resolver=items_r.retract_item, description="Retract a live item (it stays as a tombstone)."
+        resolver=items_r.retract_item,
+        description="Retract a live item and every edge touching it (tombstones).",
     )
     create_edge: EdgeResult = strawberry.mutation(
         resolver=edges_r.create_edge, description="Create a typed edge between two live items."
@@ -48,8 +53,9 @@ class Mutation:
     resolve_contradiction: EventsResult = strawberry.mutation(
         resolver=integrity_r.resolve_contradiction,
         description=(
-            "Winner supersedes loser (SUPERSEDES edge, loser authority halved, contradiction "
-            "inactive); a no-op without events when no active contradiction joins them."
+            "Winner supersedes loser, as MemEX: the active contradictions between them are "
+            "retracted, a SUPERSEDES edge added, the loser's authority multiplied by 0.1; a no-op "
+            "without events when no active contradiction joins them."
         ),
     )
     mark_alias: EventsResult = strawberry.mutation(
@@ -96,4 +102,17 @@ class Mutation:
     )
     cancel_task: TaskResult = strawberry.mutation(
         resolver=intents_r.cancel_task, description="pending, running or failed → cancelled."
+    )
+    import_slice: ImportReport = strawberry.mutation(
+        resolver=transplant_r.import_slice,
+        description="Import MemEX export JSON by MemEX's table (skip, update, conflict, re-id); "
+        "nothing is written unless the whole slice is valid.",
+    )
+    replay_commands: ReplayResult = strawberry.mutation(
+        resolver=replay_r.replay_commands,
+        description="Apply MemEX commands in order; each failure is skipped with its code.",
+    )
+    replay_envelopes: ReplayResult = strawberry.mutation(
+        resolver=replay_r.replay_envelopes,
+        description="Apply MemEX envelopes in `ts` order; each failure is skipped with its code.",
     )

@@ -8,11 +8,13 @@ from memexd.resolvers import events as events_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
+from memexd.resolvers import transplant as transplant_r
 from memexd.schema.edges import Edge
 from memexd.schema.events import Event
 from memexd.schema.integrity import Contradiction, ProvenanceGraph, StaleItem
 from memexd.schema.intents import Intent, Task
 from memexd.schema.items import MemoryItem
+from strawberry.scalars import JSON
 
 __all__ = ["Query"]
 
@@ -80,4 +82,9 @@ class Query:
     alias_group: list[MemoryItem] = strawberry.field(
         resolver=integrity_r.alias_group,
         description="The transitive closure of aliasing, the item itself first.",
+    )
+    export_slice: JSON = strawberry.field(
+        resolver=transplant_r.export_slice,
+        description="MemEX export JSON walked from anchors, as MemEX's exportSlice "
+        "(only live items and edges the caller can read).",
     )

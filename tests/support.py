@@ -142,3 +142,9 @@ mutation($input: MemoryItemInput!) {{
   createItem(input: $input) {{ item {{ {ITEM_FIELDS} }} events {{ id type payload }} }}
 }}
 """
+
+
+def created_ms(item: dict[str, Any]) -> int:
+    """The ``created_at`` MemEX JSON carries for an item read over GraphQL:
+    its UUIDv7 time in epoch ms."""
+    return int(item["id"].replace("-", "")[:12], 16)

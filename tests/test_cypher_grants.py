@@ -25,11 +25,21 @@ UNGUARDED = {
     # the children of an id are the readable items naming it, whoever owns it
     "item_children": {"p"},
     # ids are global (dup); c and n are the items being created; a parent the
-    # caller cannot read is linked as it would be as a ghost parent
-    "item_create": {"c", "dup", "n", "p"},
-    "item_update": {"p"},
-    # ids are global; n is the record being created (its scope is checked)
-    "plan_create": {"dup", "n"},
+    # caller cannot read is linked as it would be as a ghost parent (p); i, t:
+    # the intent and task an item
+    # names are linked whoever may read them (links mirror ids; nothing of
+    # them is returned)
+    "item_create": {"c", "dup", "fenced", "n", "p", "i", "t"},
+    "item_update": {"fenced", "p", "i", "t"},
+    # ids are global (dup); n is the record being created (its scope is
+    # checked); i, t, m are records it links to or that name it
+    "plan_create": {"dup", "i", "m", "n", "t"},
+    "plan_write": {"i", "m", "t"},
+    "plan_link_items": {"i", "t"},
+    # the same two items as w and l, which are checked
+    "contradiction_pair": {"a", "b"},
+    # the far end of an edge that goes with a retracted item, whoever owns it
+    "item_retract_plan": {"o"},
 }
 _BINDS = re.compile(r"\((\w+):(?:/\*<label>\*/)?(?:Item|Event|Intent|Task)\b")
 _GRANTED = re.compile(r"@(?:readable|writable|readable_event)\((\w+)\)")

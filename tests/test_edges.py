@@ -49,10 +49,12 @@ async def test_create_and_read_edge(api: Api) -> None:
         True,
         0.4,
     )
-    assert data["createEdge"]["events"] == [{"type": "edge.created", "payload": {"edge": {
-        "edge_id": e["edgeId"], "from": a["id"], "to": b["id"], "kind": "SUPPORTS",
-        "author": "agent:r", "source_kind": "agent_inferred", "authority": 0.7, "active": True,
-        "weight": 0.4, "meta": {"why": "x"}}}}]  # fmt: skip
+    # MemEX's lifecycle event, in MemEX's namespace for edges: "memory"
+    assert data["createEdge"]["events"] == [{"type": "edge.created", "payload": {
+        "namespace": "memory", "type": "edge.created", "cause_type": "edge.create",
+        "edge": {"edge_id": e["edgeId"], "from": a["id"], "to": b["id"], "kind": "SUPPORTS",
+                 "author": "agent:r", "source_kind": "agent_inferred", "authority": 0.7,
+                 "active": True, "weight": 0.4, "meta": {"why": "x"}}}}]  # fmt: skip
     got = (await api.ok(GET, id=e["edgeId"]))["edge"]
     assert got["fromItem"] == {"id": a["id"]}
     assert got["toItem"] == {"id": b["id"]}
@@ -73,8 +75,8 @@ async def test_update_edge_replaces_meta_and_changes_kind(api: Api) -> None:
     data = await api.ok(UPDATE, id=e["edgeId"], patch={"meta": {"y": 2}, "weight": 0.9})
     assert data["updateEdge"]["edge"]["meta"] == {"y": 2}  # replaced, as MemEX does
     assert data["updateEdge"]["events"][0]["payload"] == {
-        "edge_id": e["edgeId"], "partial": {"meta": {"y": 2}, "weight": 0.9},
-        "author": "user:e", "reason": "r"}  # fmt: skip
+        "namespace": "memory", "type": "edge.updated", "cause_type": "edge.update",
+        "edge": {**memex_edge(e), "meta": {"y": 2}, "weight": 0.9}}  # fmt: skip
     data = await api.ok(UPDATE, id=e["edgeId"], patch={"kind": "ABOUT", "active": False})
     moved = data["updateEdge"]["edge"]
     assert (moved["kind"], moved["active"], moved["weight"]) == ("ABOUT", False, 0.9)
@@ -89,9 +91,9 @@ async def test_retract_edge(api: Api) -> None:
     a, b = await api.create(), await api.create()
     e = await edge(api, a["id"], b["id"])
     events = (await api.ok(RETRACT, id=e["edgeId"]))["retractEdge"]["events"]
-    assert events == [
-        {"type": "edge.retracted", "payload": {"edge_id": e["edgeId"], "author": "user:e"}}
-    ]
+    payload = {"namespace": "memory", "type": "edge.retracted", "cause_type": "edge.retract",
+               "edge": memex_edge(e)}  # fmt: skip
+    assert events == [{"type": "edge.retracted", "payload": payload}]
     assert (await api.ok(GET, id=e["edgeId"]))["edge"] is None
     before = await api.snapshot()
     assert await api.codes(RETRACT, id=e["edgeId"]) == ["EDGE_NOT_FOUND"]
@@ -162,3 +164,11 @@ async def test_edges_filter_and_directions(api: Api) -> None:
     )
     assert (await api.ok(rel, id=a["id"], d="TO"))["relatedItems"] == []
     assert (await api.ok(rel, id=b["id"], d="BOTH"))["relatedItems"] == [{"id": a["id"]}]
+
+
+def memex_edge(e: dict[str, Any]) -> dict[str, Any]:
+    """MemEX's JSON for an edge read over GraphQL (absent optionals left out)."""
+    doc = {"edge_id": e["edgeId"], "from": e["from"], "to": e["to"], "kind": e["kind"],
+           "weight": e["weight"], "author": e["author"], "source_kind": e["sourceKind"],
+           "authority": e["authority"], "active": e["active"], "meta": e["meta"]}  # fmt: skip
+    return {k: v for k, v in doc.items() if v is not None}

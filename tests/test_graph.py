@@ -22,8 +22,8 @@ MARK_C = """mutation($a: ID!, $b: ID!) {
 GROUP = "query($id: ID!) { aliasGroup(id: $id) { id } }"
 RESOLVE = """mutation($w: ID!, $l: ID!) { resolveContradiction(winnerId: $w, loserId: $l,
   author: "user:judge", reason: "checked") { events { type payload } } }"""
-ALIAS = """mutation($a: ID!, $b: ID!) { markAlias(a: $a, b: $b, author: "user:x") {
-  events { type payload } } }"""
+ALIAS = """mutation($a: ID!, $b: ID!, $skip: Boolean = false) {
+  markAlias(a: $a, b: $b, author: "user:x", skipExisting: $skip) { events { type payload } } }"""
 MISSING = "01900000-0000-7000-8000-00000000dead"
 
 
@@ -114,14 +114,23 @@ async def test_cascade_retracts_children_first(api: Api) -> None:
     right = (await api.create(parents=[root]))["id"]
     shared = (await api.create(parents=[left, right]))["id"]
     other = (await api.create())["id"]
+    link = await api.ok(
+        'mutation($a: ID!, $b: ID!) { markContradiction(a: $a, b: $b, author: "u") '
+        "{ edge { edgeId } } }", a=left, b=other,
+    )  # fmt: skip
     data = (await api.ok(CASCADE, id=root))["cascadeRetract"]
-    order = data["retracted"]
-    assert sorted(order) == sorted([root, left, right, shared])
-    assert order[0] == shared
-    assert order[-1] == root
-    assert [e["payload"]["item_id"] for e in data["events"]] == order
-    assert {e["type"] for e in data["events"]} == {"memory.retracted"}
-    assert data["events"][0]["payload"] == {"item_id": shared, "author": "user:x", "reason": "bad"}
+    # MemEX's post-order: children before parents, siblings newest first
+    assert data["retracted"] == [shared, right, left, root]
+    items = [
+        (e["type"], e["payload"].get("item", e["payload"].get("edge"))) for e in data["events"]
+    ]
+    assert [(t, doc.get("id", doc.get("edge_id"))) for t, doc in items] == [
+        ("memory.retracted", shared), ("memory.retracted", right), ("memory.retracted", left),
+        ("edge.retracted", link["markContradiction"]["edge"]["edgeId"]),
+        ("memory.retracted", root),
+    ]  # fmt: skip
+    assert {e["payload"]["cause_type"] for e in data["events"]} == {"memory.retract"}
+    assert data["events"][0]["payload"]["item"]["parents"] == [left, right]
     assert ids((await api.ok("{ items { id } }"))["items"]) == [other]
     before = await api.snapshot()
     assert await api.codes(CASCADE, id=root) == ["MEMORY_NOT_FOUND"]
@@ -145,14 +154,21 @@ async def test_contradictions(api: Api) -> None:
     assert (await api.ok(q, id=a))["item"]["contradictedBy"] == [{"id": b}]
     assert (await api.ok(q, id=b))["item"]["contradictedBy"] == [{"id": a}]
 
+    (await api.ok(MARK_C, a=b, b=a))  # the other way too
     events = (await api.ok(RESOLVE, w=a, l=b))["resolveContradiction"]["events"]
-    assert [e["type"] for e in events] == ["edge.created", "memory.updated", "edge.updated"]
-    assert events[0]["payload"]["edge"]["kind"] == "SUPERSEDES"
-    assert (events[0]["payload"]["edge"]["from"], events[0]["payload"]["edge"]["to"]) == (a, b)
-    assert events[1]["payload"]["partial"] == {"authority": 0.3}
-    assert events[2]["payload"]["partial"] == {"active": False}
+    # as MemEX: both contradictions retracted (insertion order), SUPERSEDES, loser x 0.1
+    assert [e["type"] for e in events] == [
+        "edge.retracted", "edge.retracted", "edge.created", "memory.updated"
+    ]  # fmt: skip
+    gone = [(e["payload"]["edge"]["from"], e["payload"]["edge"]["to"]) for e in events[:2]]
+    assert gone == [(a, b), (b, a)]
+    supersede = events[2]["payload"]["edge"]
+    assert (supersede["kind"], supersede["from"], supersede["to"]) == ("SUPERSEDES", a, b)
+    assert (supersede["source_kind"], supersede["authority"]) == ("derived_deterministic", 1.0)
+    assert supersede["meta"] == {"reason": "checked"}
+    assert events[3]["payload"]["item"]["authority"] == 0.6 * 0.1
     loser = await api.ok("query($id: ID!) { item(id: $id) { authority } }", id=b)
-    assert loser["item"]["authority"] == 0.3
+    assert loser["item"]["authority"] == 0.6 * 0.1
     assert (await api.ok(q, id=a))["item"]["contradictedBy"] == []
     listed = (await api.ok("{ contradictions { a { id } b { id } } }"))["contradictions"]
     assert [(c["a"]["id"], c["b"]["id"]) for c in listed] == [(a, a)]
@@ -175,9 +191,13 @@ async def test_aliases(api: Api) -> None:
     pairs = {(e["payload"]["edge"]["from"], e["payload"]["edge"]["to"]) for e in events}
     assert pairs == {(a, b), (b, a)}
     before = await api.snapshot()
-    assert (await api.ok(ALIAS, a=a, b=b))["markAlias"]["events"] == []  # already recorded
+    assert (await api.ok(ALIAS, a=a, b=b, skip=True))["markAlias"]["events"] == []
     assert (await api.ok(ALIAS, a=c, b=c))["markAlias"]["events"] == []  # self: no-op
     assert await api.snapshot() == before
+    again = (await api.ok(ALIAS, a=a, b=b))["markAlias"]["events"]  # as MemEX: two more
+    assert [(e["payload"]["edge"]["from"], e["payload"]["edge"]["to"]) for e in again] == [
+        (a, b), (b, a)
+    ]  # fmt: skip
     await api.ok(ALIAS, a=b, b=c)
     direct = "query($id: ID!) { aliases(id: $id) { id } item(id: $id) { aliases { id } } }"
     got = await api.ok(direct, id=b)

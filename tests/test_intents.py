@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
+import json
 from typing import Any
 
 import pytest
 
+from memexd.core import Memex
+from memexd.errors import BadUserInput, SchemaExists
+from memexd.events.vocabulary import Origin
+from memexd.graph.migrations import discover, migrate
 from memexd.ids import new_id
+from memexd.intents.spec import TASK as TASK_KIND
+from memexd.settings import Settings
 from tests.support import Api
 
 INTENT = "id parentId label description priority owner status context rootMemoryIds meta scope"
@@ -353,3 +361,239 @@ async def test_bad_updates_and_moves_change_nothing(api: Api) -> None:
         before = await api.snapshot()
         assert await api.codes(query, **variables) == ["BAD_USER_INPUT"], variables
         assert await api.snapshot() == before
+
+
+# ---------------------------------------------------------------- links as relationships
+
+PLAN_LINKS = {"SUBINTENT_OF", "FOR_INTENT", "SUBTASK_OF", "ROOT", "READS", "WROTE", "IN_INTENT",
+              "IN_TASK"}  # fmt: skip
+Link = tuple[Any, ...]
+
+
+async def links(api: Api) -> tuple[list[Link], list[str]]:
+    """The plan relationships ``(from, type, to[, ord])`` and the ids of the
+    PendingItem nodes, as the graph holds them."""
+    nodes, rels = await api.snapshot()
+    found = []
+    for rel in map(json.loads, rels):
+        if rel["type"] in PLAN_LINKS:
+            ord_ = [rel["props"]["ord"]] if "ord" in rel["props"] else []
+            found.append((rel["start"], rel["type"], rel["end"], *ord_))
+    pending = [props["id"] for labels, props in map(json.loads, nodes) if "PendingItem" in labels]
+    return sorted(found), sorted(pending)
+
+
+async def link_items(api: Api, *items: dict[str, Any]) -> None:
+    """What item creation does next (``plan_link_items``)."""
+    await api.graph.write("plan_link_items", {"ids": [i["id"] for i in items]})
+
+
+async def test_links_when_the_linking_record_comes_last(api: Api) -> None:
+    a, b = await api.create(), await api.create()
+    parent = await make_intent(api)
+    missing = new_id()
+    intent = await make_intent(
+        api, parentId=parent["id"], rootMemoryIds=[a["id"], missing, a["id"]]
+    )
+    task = await make_task(api, intent["id"], inputMemoryIds=[a["id"]], outputMemoryIds=[missing])
+    sub = await make_task(api, intent["id"], parentId=task["id"])
+    item = await api.create(intentId=intent["id"], taskId=task["id"])
+    await link_items(api, item, b)
+    i, t, s, m = intent["id"], task["id"], sub["id"], item["id"]
+    made = [(i, "SUBINTENT_OF", parent["id"]), (i, "ROOT", a["id"], 0), (i, "ROOT", a["id"], 2),
+            (t, "FOR_INTENT", i), (t, "READS", a["id"], 0), (s, "FOR_INTENT", i),
+            (s, "SUBTASK_OF", t), (m, "IN_INTENT", i), (m, "IN_TASK", t),
+            (i, "ROOT", missing, 1), (t, "WROTE", missing, 0)]  # fmt: skip
+    assert await links(api) == (sorted(made), [missing])  # the last two wait on a PendingItem
+    late = await api.create(id=missing)  # the item the intent and the task waited for
+    await link_items(api, late)
+    await link_items(api, late)  # idempotent
+    assert await links(api) == (sorted(made), [])
+
+
+async def test_links_when_the_linked_record_comes_last(api: Api) -> None:
+    intent_id, task_id = new_id(), new_id()
+    item = await api.create(intentId=intent_id, taskId=task_id)
+    await link_items(api, item)
+    child = await make_intent(api, parentId=intent_id)
+    sub = await make_task(api, intent_id, parentId=task_id)
+    assert await links(api) == ([], [])
+    await make_intent(api, id=intent_id)
+    await make_task(api, intent_id, id=task_id)
+    i, t, s, m = intent_id, task_id, sub["id"], item["id"]
+    assert await links(api) == (
+        sorted([(child["id"], "SUBINTENT_OF", i), (s, "FOR_INTENT", i), (s, "SUBTASK_OF", t),
+                (t, "FOR_INTENT", i), (m, "IN_INTENT", i), (m, "IN_TASK", t)]),
+        [],
+    )  # fmt: skip
+    nested = await api.ok(
+        "query($id: ID!) { intent(id: $id) { children { id } tasks { id children { id } } } }",
+        id=i,
+    )
+    assert nested["intent"] == {
+        "children": [{"id": child["id"]}],
+        "tasks": [{"id": t, "children": [{"id": s}]}, {"id": s, "children": []}],  # id order
+    }
+
+
+async def test_a_record_naming_itself_links_once(api: Api) -> None:
+    own = new_id()
+    await make_intent(api, id=own, parentId=own)
+    task_id = new_id()
+    await make_task(api, own, id=task_id, parentId=task_id)
+    assert await links(api) == (
+        sorted([(own, "SUBINTENT_OF", own), (task_id, "FOR_INTENT", own),
+                (task_id, "SUBTASK_OF", task_id)]),
+        [],
+    )  # fmt: skip
+
+
+UPDATE_INTENT = f"""mutation($id: ID!, $p: IntentPatch!) {{ updateIntent(id: $id, patch: $p) {{
+  intent {{ {INTENT} }} {EVENTS} }} }}"""
+UPDATE_TASK = f"""mutation($id: ID!, $p: TaskPatch!) {{ updateTask(id: $id, patch: $p) {{
+  task {{ {TASK} }} {EVENTS} }} }}"""
+
+
+async def test_updates_relink_and_moves_do_not(api: Api) -> None:
+    a, b = await api.create(), await api.create()
+    missing, other = new_id(), new_id()
+    first = await make_intent(api, rootMemoryIds=[a["id"], missing, other])
+    second = await make_intent(api, rootMemoryIds=[other])
+    task = await make_task(api, first["id"], inputMemoryIds=[missing], outputMemoryIds=[a["id"]])
+    f, s, t = first["id"], second["id"], task["id"]
+    await api.ok(UPDATE_INTENT, id=f, p={"rootMemoryIds": [b["id"]]})
+    stays = [(s, "ROOT", other, 0), (t, "FOR_INTENT", f)]
+    assert await links(api) == (
+        sorted([*stays, (f, "ROOT", b["id"], 0), (t, "READS", missing, 0),
+                (t, "WROTE", a["id"], 0)]),
+        sorted([missing, other]),  # still awaited by the task and the second intent
+    )  # fmt: skip
+    await api.ok(UPDATE_TASK, id=t, p={"inputMemoryIds": None, "outputMemoryIds": [b["id"]]})
+    before = await links(api)
+    assert before == (sorted([*stays, (f, "ROOT", b["id"], 0), (t, "WROTE", b["id"], 0)]), [other])
+    await move_task(api, "start", t)
+    await api.ok(intent_move("pause"), id=f)
+    assert await links(api) == before
+
+
+# ---------------------------------------------------------------- MemEX update semantics
+
+
+async def test_null_clears_and_absent_keeps(api: Api) -> None:
+    item = await api.create()
+    intent = await make_intent(
+        api, description="d", context={"a": 1}, meta={"m": 1}, rootMemoryIds=[item["id"]]
+    )
+    clear = {"description": None, "context": None, "rootMemoryIds": None}
+    got = await api.ok(UPDATE_INTENT, id=intent["id"], p=clear)
+    changed = got["updateIntent"]["intent"]
+    assert {k: changed[k] for k in [*clear, "meta", "label"]} == {
+        **clear, "rootMemoryIds": [], "meta": {"m": 1}, "label": "find kati"}  # fmt: skip
+    payload = got["updateIntent"]["events"][0]["payload"]["intent"]
+    assert list(payload) == ["id", "label", "priority", "owner", "status", "meta"]
+    assert await links(api) == ([], [])
+    task = await make_task(api, intent["id"], label="l", context={"c": 1})
+    got = await api.ok(UPDATE_TASK, id=task["id"], p={"label": None, "meta": {"x": 2}})
+    assert {k: got["updateTask"]["task"][k] for k in ("label", "context", "meta")} == {
+        "label": None, "context": {"c": 1}, "meta": {"x": 2}}  # fmt: skip
+    refused = [(UPDATE_INTENT, intent["id"], {"label": None}),
+               (UPDATE_INTENT, intent["id"], {"priority": None, "description": "x"}),
+               (UPDATE_TASK, task["id"], {"priority": None})]  # fmt: skip
+    for query, record_id, patch in refused:
+        before = await api.snapshot()
+        assert await api.codes(query, id=record_id, p=patch) == ["BAD_USER_INPUT"], patch
+        assert await api.snapshot() == before
+
+
+async def test_faithful_create_keeps_status_and_leaves_attempt_absent(api: Api) -> None:
+    memex, origin = Memex(api.graph.store, Settings()), Origin()
+    fields = {"label": "L", "priority": 0.5, "owner": "u", "status": "completed"}
+    intent, _ = await memex.intents.create(fields, None, origin, faithful=True)
+    assert intent.status == "completed"
+    given = {"intent_id": intent.id, "action": "a", "priority": 0.5}
+    running = {**given, "status": "running"}
+    task, (event,) = await memex.tasks.create(running, None, origin, faithful=True)
+    expected = {"id": task.id, **given, "status": "running"}
+    assert task.json(TASK_KIND) == event.payload["task"] == expected  # no attempt, as MemEX
+    plain, _ = await memex.tasks.create(given, None, origin, faithful=True)
+    assert (plain.status, "attempt" in plain.data) == ("pending", False)
+    default, _ = await memex.tasks.create(given, None, origin)
+    assert (default.status, default.data["attempt"]) == ("pending", 0)
+    before = await api.snapshot()
+    for bad, faithful in [({**given, "status": "done"}, True), (running, False)]:
+        with pytest.raises(BadUserInput, match="status"):
+            await memex.tasks.create(bad, None, origin, faithful=faithful)
+    assert await api.snapshot() == before
+    started, _ = await memex.tasks.move(plain.id, "start", origin)
+    assert started.data["attempt"] == 1  # an absent attempt counts as 0
+
+
+async def test_faithful_update_changes_every_memex_field(api: Api) -> None:
+    memex, origin = Memex(api.graph.store, Settings()), Origin()
+    first, second = [
+        (await memex.intents.create({"label": x, "priority": 0.5, "owner": "u"}, None, origin))[0]
+        for x in "LM"
+    ]
+    given = {"intent_id": first.id, "action": "a", "priority": 0.5}
+    parent, _ = await memex.tasks.create(given, None, origin)
+    task, _ = await memex.tasks.create(given, None, origin)
+    patch = {"intent_id": second.id, "parent_id": parent.id, "attempt": 3, "agent_id": "agent:x",
+             "result": {"r": 1}, "error": "e", "status": "cancelled", "id": "ignored"}  # fmt: skip
+    changed, (event,) = await memex.tasks.update(task.id, patch, origin, faithful=True)
+    # every field replaced; id and status ignored, as MemEX ignores them
+    assert changed.json(TASK_KIND) == event.payload["task"] == {
+        "id": task.id, "intent_id": second.id, "parent_id": parent.id, "action": "a",
+        "status": "pending", "priority": 0.5, "result": {"r": 1}, "error": "e",
+        "agent_id": "agent:x", "attempt": 3}  # fmt: skip
+    assert (task.id, "FOR_INTENT", second.id) in (await links(api))[0]
+    assert (task.id, "SUBTASK_OF", parent.id) in (await links(api))[0]
+    clear = {"parent_id": None, "result": None, "attempt": None}
+    cleared, _ = await memex.tasks.update(task.id, clear, origin, faithful=True)
+    assert {"parent_id", "result", "attempt"}.isdisjoint(cleared.data)
+    assert [link for link in (await links(api))[0] if link[0] == task.id] == [
+        (task.id, "FOR_INTENT", second.id)
+    ]
+    moved, _ = await memex.intents.update(first.id, {"owner": "user:b", "parent_id": second.id},
+                                          origin, faithful=True)  # fmt: skip
+    assert (moved.data["owner"], moved.data["parent_id"]) == ("user:b", second.id)
+    before = await api.snapshot()
+    refused = [(memex.tasks, task.id, {"intent_id": None}, True),
+               (memex.intents, first.id, {"owner": None}, True),
+               (memex.intents, first.id, {"owner": "user:c"}, False),  # not a patch field
+               (memex.tasks, task.id, {"attempt": -1}, True),
+               (memex.tasks, task.id, {"nope": 1}, True)]  # fmt: skip
+    for commands, record_id, bad, faithful in refused:
+        with pytest.raises(BadUserInput):
+            await commands.update(record_id, bad, origin, faithful=faithful)
+    assert await api.snapshot() == before
+
+
+async def test_migration_links_existing_records(api: Api) -> None:
+    """0006 makes, for records stored before it, the relationships the
+    commands make; running it again changes nothing."""
+    a = await api.create()
+    missing = new_id()
+    intent = await make_intent(api, rootMemoryIds=[a["id"], missing])
+    child = await make_intent(api, parentId=intent["id"])
+    task = await make_task(api, child["id"], inputMemoryIds=[missing], outputMemoryIds=[a["id"]])
+    await make_task(api, child["id"], parentId=task["id"])
+    item = await api.create(intentId=intent["id"], taskId=task["id"])
+    await link_items(api, item)
+    linked = await links(api)
+    assert (len(linked[0]), linked[1]) == (10, [missing])
+    store = api.graph.store
+    await store.write(
+        "MATCH ()-[r:SUBINTENT_OF|FOR_INTENT|SUBTASK_OF|ROOT|READS|WROTE|IN_INTENT|IN_TASK]->() "
+        "DELETE r",
+        {},
+    )
+    await store.write("MATCH (w:PendingItem) DELETE w", {})
+    await store.write("MATCH (m:Migration {version: 6}) DELETE m", {})
+    assert await links(api) == ([], [])
+    assert [m.version for m in await migrate(api.graph)] == [6]
+    assert await links(api) == linked
+    (migration,) = [m for m in discover(api.graph.backend) if m.version == 6]
+    for statement in migration.statements():
+        with contextlib.suppress(SchemaExists):  # its indexes: there already
+            await store.execute_ddl(statement)
+    assert await links(api) == linked

@@ -204,30 +204,25 @@ class World:
             self.events.append(event)
             kind, payload = event["type"], event["payload"]
             if kind == "memory.retracted":
-                self.retracted.add(payload["item_id"])
+                self.retracted.add(payload["item"]["id"])
             elif kind == "edge.created":
                 e = payload["edge"]
                 self.edges[e["edge_id"]] = EdgeRow(
                     e["edge_id"], e["from"], e["to"], e["kind"], e["active"]
                 )
             elif kind == "edge.updated":
-                self.edges[payload["edge_id"]].active = payload["partial"].get(
-                    "active", self.edges[payload["edge_id"]].active
-                )
-            elif kind == "edge.retracted":
-                self.edges[payload["edge_id"]].retracted = True
+                self.edges[payload["edge"]["edge_id"]].active = payload["edge"]["active"]
+            elif kind == "edge.retracted":  # an item's retraction takes its edges
+                self.edges[payload["edge"]["edge_id"]].retracted = True
             else:  # the model knows every event the set-up can cause
                 assert kind in {"memory.created", "memory.updated"}, kind
 
     def event_scopes(self, event: dict[str, Any]) -> list[str]:
         """Every scope an event tells about: its item's, or both ends' of its edge."""
         kind, payload = event["type"], event["payload"]
-        if kind == "memory.created":
-            return [self.scope[payload["item"]["id"]]]
         if kind.startswith("memory."):
-            return [self.scope[payload["item_id"]]]
-        edge_id = payload["edge"]["edge_id"] if kind == "edge.created" else payload["edge_id"]
-        edge = self.edges[edge_id]
+            return [self.scope[payload["item"]["id"]]]
+        edge = self.edges[payload["edge"]["edge_id"]]
         return [self.scope[edge.from_id], self.scope[edge.to_id]]
 
 
@@ -254,7 +249,7 @@ async def build(api: Api, plan: Plan) -> World:
         w, loser = plan.contradictions[plan.resolve % len(plan.contradictions)]
         if w != loser:
             world.take((await api.ok(RESOLVE, w=w, l=loser))["resolveContradiction"]["events"])
-    edge_ids = list(world.edges)
+    edge_ids = [k for k, e in world.edges.items() if not e.retracted]  # resolve retracts some
     for k in {k % len(edge_ids) for k in plan.retract_edges} if edge_ids else set():
         world.take((await api.ok(RETRACT_EDGE, id=edge_ids[k]))["retractEdge"]["events"])
     for i in plan.retract_items:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.support import ITEM_FIELDS, Api
+from tests.support import ITEM_FIELDS, Api, created_ms
 
 CREATE_ITEMS = f"""
 mutation($inputs: [MemoryItemInput!]!) {{
@@ -15,7 +15,7 @@ GET = f"""query($id: ID!, $all: Boolean) {{
 UPDATE = f"""
 mutation($id: ID!, $patch: MemoryItemPatch!, $reason: String, $basis: JSON) {{
   updateItem(id: $id, patch: $patch, author: "user:editor", reason: $reason, basis: $basis) {{
-    item {{ {ITEM_FIELDS} }} events {{ type payload }}
+    item {{ {ITEM_FIELDS} }} events {{ type payload author reason }}
   }}
 }}
 """
@@ -96,12 +96,16 @@ async def test_update_merges_content_and_meta_and_ignores_nulls(api: Api) -> Non
     assert (await api.ok(GET, id=item["id"]))["item"] == updated
     event = data["updateItem"]["events"][0]
     assert event["type"] == "memory.updated"
+    # MemEX's lifecycle event: the whole item after the update; who and why
+    # are kept beside it
     assert event["payload"] == {
-        "item_id": item["id"], "author": "user:editor", "reason": "fix",
-        "basis": {"why": "checked"},
-        "partial": {"content": {"b": 3, "c": 4}, "meta": {"y": 2}, "authority": 0.9,
-                    "kind": "assertion"},
+        "namespace": "memory", "type": "memory.updated", "cause_type": "memory.update",
+        "item": {"id": item["id"], "scope": "test", "kind": "assertion",
+                 "content": {"a": 1, "b": 3, "c": 4}, "author": "user:test",
+                 "source_kind": "observed", "authority": 0.9,
+                 "created_at": created_ms(item), "meta": {"x": 1, "y": 2}},
     }  # fmt: skip
+    assert (event["author"], event["reason"]) == ("user:editor", "fix")
     # the stale flattened meta path y.z is gone: the filter no longer matches
     found = await api.ok(
         "query($f: MemoryFilter) { items(filter: $f) { id } }", f={"meta": {"y.z": 1}}
@@ -123,7 +127,12 @@ async def test_update_parents_relinks(api: Api) -> None:
 async def test_retract_hides_item_but_keeps_tombstone(api: Api) -> None:
     item = await api.create()
     events = (await api.ok(RETRACT, id=item["id"]))["retractItem"]["events"]
-    payload = {"item_id": item["id"], "author": "user:x", "reason": "wrong"}
+    payload = {
+        "namespace": "memory", "type": "memory.retracted", "cause_type": "memory.retract",
+        "item": {"id": item["id"], "scope": "test", "kind": "observation", "content": {"n": 1},
+                 "author": "user:test", "source_kind": "observed", "authority": 0.5,
+                 "created_at": created_ms(item)},
+    }  # fmt: skip
     assert events == [{"type": "memory.retracted", "payload": payload}]
     assert (await api.ok(GET, id=item["id"]))["item"] is None
     assert (await api.ok("{ items { id } }"))["items"] == []

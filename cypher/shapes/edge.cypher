@@ -3,4 +3,4 @@
 // @shape rel src dst
 MATCH (src:Item)-[rel]->(dst:Item)
 RETURN /*<shape>*/rel {.edge_id, .weight, .author, .source_kind, .authority, .active,
-  .meta, .version, kind: type(rel), from_id: src.id, to_id: dst.id}/*</shape>*/ AS edge
+  .meta, .version, .seq, kind: type(rel), from_id: src.id, to_id: dst.id}/*</shape>*/ AS edge

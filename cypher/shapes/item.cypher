@@ -4,4 +4,4 @@
 MATCH (node:Item)
 RETURN /*<shape>*/node {.id, .scope, .kind, .content, .author, .source_kind, .parents,
   .authority, .conviction, .importance, .intent_id, .task_id, .meta, .created_at,
-  .retracted, .version}/*</shape>*/ AS item
+  .retracted, .version, .seq}/*</shape>*/ AS item

@@ -22,6 +22,7 @@ from memexd.types import JSONObject, Row
 __all__ = [
     "Event",
     "Origin",
+    "Why",
     "edge_created",
     "edge_retracted",
     "edge_updated",
@@ -30,7 +31,6 @@ __all__ = [
     "lifecycle",
     "memory_created",
     "memory_retracted",
-    "memory_retracted_template",
     "memory_updated",
 ]
 
@@ -52,128 +52,142 @@ class Event:
     payload: JSONObject
     trace_id: str | None = None
     cause_id: str | None = None
+    #: Who ran the command and why (memexd's audit trail; MemEX's payloads
+    #: leave them out, so they are kept beside the payload, not in it).
+    author: str | None = None
+    reason: str | None = None
     #: Scope of the item the event concerns, for scope-filtered readers; when
     #: ``None`` the command's statement fills it in from the graph.
     scope: str | None = None
     #: Every scope the event tells about (both ends of an edge): only callers
     #: who can read them all see it. ``None``: the statement fills it in.
     scopes: tuple[str, ...] | None = None
-    #: Id of the item or edge the event concerns.
+    #: Id of the item, edge, intent or task the event concerns.
     subject: str | None = None
     #: ``payload`` already serialised, when the command had it at hand.
     payload_json: str | None = field(default=None, compare=False, repr=False)
 
 
+@dataclass(frozen=True, slots=True)
+class Why:
+    """The command's author and reason, recorded beside the payload."""
+
+    author: str | None = None
+    reason: str | None = None
+
+
 def _event(
     type_: str,
-    payload: JSONObject,
+    cause: str,
+    key: str,
+    record: JSONObject,
     origin: Origin,
+    why: Why,
     *,
     subject: str,
     scope: str | None = None,
     scopes: tuple[str, ...] | None = None,
-    payload_json: str | None = None,
+    record_json: str | None = None,
 ) -> Event:
-    """A new event; the namespace is the type's first segment."""
+    """A new event whose payload is MemEX's lifecycle event: the namespace,
+    the type, the whole record (``key``: item, edge, intent or task) and the
+    command that caused it. Item and edge events share MemEX's ``memory``
+    namespace."""
+    namespace = "memory" if key in ("item", "edge") else key
+    payload = {"namespace": namespace, "type": type_, key: record, "cause_type": cause}
+    text = None
+    if record_json is not None:
+        text = (f'{{"namespace":"{namespace}","type":"{type_}","{key}":{record_json},'
+                f'"cause_type":"{cause}"}}')  # fmt: skip
     return Event(
         id=new_id(),
-        namespace=type_.split(".", 1)[0],
+        namespace=namespace,
         type=type_,
         ts=time.time_ns() // 1_000_000,
         payload=payload,
         trace_id=origin.trace_id,
         cause_id=origin.cause_id,
+        author=why.author,
+        reason=why.reason,
         scope=scope,
         scopes=scopes,
         subject=subject,
-        payload_json=payload_json,
+        payload_json=text,
     )
-
-
-def _why(author: str, reason: str | None) -> JSONObject:
-    return {"author": author} if reason is None else {"author": author, "reason": reason}
 
 
 # ------------------------------------------------------------------ memory.*
 
 
 def memory_created(
-    item: Item, origin: Origin, content_json: str | None = None, meta_json: str | None = None
+    item: Item,
+    origin: Origin,
+    content_json: str | None = None,
+    meta_json: str | None = None,
+    why: Why | None = None,
 ) -> Event:
     """``content_json`` / ``meta_json``: the item's texts when already serialised."""
     doc = item_json(item)
     text = None if content_json is None else item_json_text(doc, content_json, meta_json)
-    return _event(
-        "memory.created",
-        {"item": doc},
-        origin,
-        subject=item.id,
-        scope=item.scope,
-        payload_json=None if text is None else f'{{"item":{text}}}',
-    )
+    return _event("memory.created", "memory.create", "item", doc, origin,
+                  why or Why(item.author), subject=item.id, scope=item.scope,
+                  record_json=text)  # fmt: skip
 
 
 def memory_updated(
-    item_id: str,
-    partial: JSONObject,
-    author: str,
-    reason: str | None,
+    item: Item,
     origin: Origin,
+    why: Why,
     *,
-    basis: Any = None,
-    scope: str | None = None,
     moved_from: str | None = None,
 ) -> Event:
-    """``moved_from``: the item's scope before, when the update moves it
-    (the event then tells about both scopes)."""
-    payload: JSONObject = {"item_id": item_id, "partial": partial, **_why(author, reason)}
-    if basis is not None:
-        payload["basis"] = basis
-    scopes = None if scope is None or moved_from in (None, scope) else (moved_from, scope)
-    return _event("memory.updated", payload, origin, subject=item_id, scope=scope, scopes=scopes)
+    """The whole item after the update. ``moved_from``: its scope before, when
+    the update moves it (the event then tells about both scopes)."""
+    scopes = None if moved_from in (None, item.scope) else (str(moved_from), item.scope)
+    return _event("memory.updated", "memory.update", "item", item_json(item), origin, why,
+                  subject=item.id, scope=item.scope, scopes=scopes)  # fmt: skip
 
 
-def memory_retracted(item_id: str, author: str, reason: str | None, origin: Origin) -> Event:
-    return _event(
-        "memory.retracted", {"item_id": item_id, **_why(author, reason)}, origin, subject=item_id
-    )
-
-
-def memory_retracted_template(author: str, reason: str | None) -> tuple[str, str]:
-    """The ``memory.retracted`` payload text around the item id, for events a
-    statement writes about items only it knows (children a cascade absorbs)."""
-    text = orjson.dumps({"item_id": "\x00", **_why(author, reason)}).decode()
-    head, tail = text.split("\\u0000")
-    return head, tail
+def memory_retracted(item: Item, origin: Origin, why: Why) -> Event:
+    """The whole item as it was when retracted."""
+    return _event("memory.retracted", "memory.retract", "item", item_json(item), origin, why,
+                  subject=item.id, scope=item.scope, scopes=(item.scope,))  # fmt: skip
 
 
 # ------------------------------------------------------------------ edge.*
 
 
-def edge_created(edge: Edge, origin: Origin, *, scopes: tuple[str, str] | None = None) -> Event:
+def edge_created(
+    edge: Edge, origin: Origin, *, scopes: tuple[str, str] | None = None, why: Why | None = None
+) -> Event:
     """``scopes``: the scopes of the edge's ends, when the command knows them."""
-    return _event("edge.created", {"edge": edge_json(edge)}, origin, subject=edge.edge_id,
+    return _event("edge.created", "edge.create", "edge", edge_json(edge), origin,
+                  why or Why(edge.author), subject=edge.edge_id,
                   scope=None if scopes is None else scopes[0], scopes=scopes)  # fmt: skip
 
 
 def edge_updated(
-    edge_id: str,
-    partial: JSONObject,
-    author: str,
-    reason: str | None,
+    edge: Edge, origin: Origin, why: Why, *, scopes: tuple[str, str] | None = None
+) -> Event:
+    """The whole edge after the update."""
+    return _event("edge.updated", "edge.update", "edge", edge_json(edge), origin, why,
+                  subject=edge.edge_id, scope=None if scopes is None else scopes[0],
+                  scopes=scopes)  # fmt: skip
+
+
+def edge_retracted(
+    edge: Edge,
     origin: Origin,
+    why: Why,
     *,
+    cause: str = "edge.retract",
     scopes: tuple[str, str] | None = None,
 ) -> Event:
-    payload: JSONObject = {"edge_id": edge_id, "partial": partial, **_why(author, reason)}
-    return _event("edge.updated", payload, origin, subject=edge_id,
-                  scope=None if scopes is None else scopes[0], scopes=scopes)  # fmt: skip
-
-
-def edge_retracted(edge_id: str, author: str, reason: str | None, origin: Origin) -> Event:
-    return _event(
-        "edge.retracted", {"edge_id": edge_id, **_why(author, reason)}, origin, subject=edge_id
-    )
+    """The whole edge as it was. ``cause``: ``memory.retract`` when the edge
+    goes because an item it touches was retracted."""
+    return _event("edge.retracted", cause, "edge", edge_json(edge), origin, why,
+                  subject=edge.edge_id, scope=None if scopes is None else scopes[0],
+                  scopes=scopes)  # fmt: skip
 
 
 # ------------------------------------------------------------------ intent.*, task.*
@@ -182,11 +196,10 @@ def edge_retracted(edge_id: str, author: str, reason: str | None, origin: Origin
 def lifecycle(
     namespace: str, type_: str, cause: str, record: JSONObject, origin: Origin, scope: str
 ) -> Event:
-    """An ``intent.*`` or ``task.*`` event, its payload as MemEX's lifecycle
-    event: the namespace, the type, the whole record after the command, and
-    the command that caused it (``cause_type``, e.g. ``task.start``)."""
-    payload = {"namespace": namespace, "type": type_, namespace: record, "cause_type": cause}
-    return _event(type_, payload, origin, subject=str(record["id"]), scope=scope, scopes=(scope,))
+    """An ``intent.*`` or ``task.*`` event: the whole record after the
+    command, and the command that caused it (``cause_type``, e.g. ``task.start``)."""
+    return _event(type_, cause, namespace, record, origin, Why(), subject=str(record["id"]),
+                  scope=scope, scopes=(scope,))  # fmt: skip
 
 
 # ------------------------------------------------------------------ the graph
@@ -204,6 +217,8 @@ def event_props(event: Event) -> dict[str, Any]:
     optional = {
         "trace_id": event.trace_id,
         "cause_id": event.cause_id,
+        "author": event.author,
+        "reason": event.reason,
         "scope": event.scope,
         "scopes": None if event.scopes is None else list(event.scopes),
         "subject": event.subject,
@@ -221,6 +236,8 @@ def event_from_row(row: Row) -> Event:
         payload=orjson.loads(row["payload"]),
         trace_id=row.get("trace_id"),
         cause_id=row.get("cause_id"),
+        author=row.get("author"),
+        reason=row.get("reason"),
         scope=row.get("scope"),
         subject=row.get("subject"),
     )

@@ -36,7 +36,11 @@ class Aliases:
         self.limits = limits
         self.provenance = provenance
 
-    async def mark(self, a: str, b: str, author: str, meta: Any, origin: Origin) -> list[Event]:
+    async def mark(
+        self, a: str, b: str, author: str, meta: Any, origin: Origin, *, skip_existing: bool = False
+    ) -> list[Event]:
+        """ALIAS a→b then b→a, as MemEX (``skip_existing``: not where an active
+        one already is)."""
         a, b = check.check_uuid(a, "a"), check.check_uuid(b, "b")
         # validates author and meta even for the no-op
         edges = [
@@ -51,7 +55,8 @@ class Aliases:
              "key": edge_key(e), "event": event_props(events[e.edge_id])}
             for i, e in enumerate(edges)
         ]  # fmt: skip
-        rows = await self.graph.write("alias_mark", {"a": a, "b": b, "edges": specs})
+        params = {"a": a, "b": b, "edges": specs, "skip_existing": skip_existing}
+        rows = await self.graph.write("alias_mark", params)
         if not rows:
             found = await self.provenance.reads.fetch([a, b])
             for item_id in (a, b):  # missing before forbidden, as for any edge

@@ -123,5 +123,5 @@ class Provenance:
         for row in rows:
             item = item_from_row(row["item"])
             bad = set(row["bad"])
-            out.append(StaleItem(item, [p for p in dict.fromkeys(item.parents) if p in bad]))
+            out.append(StaleItem(item, [p for p in dict.fromkeys(item.parents or ()) if p in bad]))
         return out

@@ -13,9 +13,10 @@ small constant factor of the items and relationships reached.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Any
 
 from memexd.graph import Graph
 from memexd.types import Row
@@ -111,14 +112,17 @@ def _absorb(reach: Reach, row: Row, base: int, max_depth: int, max_nodes: int) -
     return fresh
 
 
-def post_order(root: str, steps: list[tuple[str, str]]) -> list[str]:
+def post_order(
+    root: str, steps: list[tuple[str, str]], first: Callable[[str], Any] | None = None
+) -> list[str]:
     """Depth-first post-order from ``root`` along ``steps`` (children before
-    parents for a DAG of parent→child steps); cycle-safe, iterative."""
+    parents for a DAG of parent→child steps); cycle-safe, iterative. Targets
+    are visited by descending ``first`` key (default: the id)."""
     below: dict[str, list[str]] = {}
     for a, b in steps:
         below.setdefault(a, []).append(b)
     for targets in below.values():
-        targets.sort()
+        targets.sort(key=first, reverse=True)
     order: list[str] = []
     seen = {root}
     stack: list[tuple[str, int]] = [(root, 0)]

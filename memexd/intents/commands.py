@@ -2,9 +2,13 @@
 
 Every command checks its input first, then reads the record (a record the
 caller cannot read is missing), checks the grant and the lifecycle table,
-and writes the new state and its event in one statement at the version it
-read: of two concurrent moves on one record, one wins and the other reads
-again (and usually finds its move no longer valid).
+and writes the new state, its links (``links``) and its event in one
+statement at the version it read: of two concurrent moves on one record, one
+wins and the other reads again (and usually finds its move no longer valid).
+
+Updates follow MemEX: fields given replace the old ones wholesale (objects
+too), an explicit null clears a field. ``faithful`` (replay, import) widens
+what create and update accept to what MemEX accepts; GraphQL never sets it.
 """
 
 from __future__ import annotations
@@ -29,17 +33,21 @@ from memexd.errors import (
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, event_props
 from memexd.graph import Graph
+from memexd.intents.links import link_params, relink_params
 from memexd.intents.records import (
     Record,
     check_fields,
+    check_patch,
     check_scope,
     new_data,
+    patched,
     record_from_row,
     record_props,
     update_props,
 )
 from memexd.intents.spec import INTENT, TASK, Kind
 from memexd.memory.validation import Limits, check_uuid
+from memexd.types import JSONObject
 
 __all__ = ["PlanCommands"]
 
@@ -61,13 +69,20 @@ class PlanCommands:
         self.not_found, self.duplicate, self.invalid = _ERRORS[kind.name]
 
     async def create(
-        self, given: Mapping[str, Any], scope: str | None, origin: Origin
+        self,
+        given: Mapping[str, Any],
+        scope: str | None,
+        origin: Origin,
+        *,
+        faithful: bool = False,
     ) -> tuple[Record, list[Event]]:
-        data = new_data(self.kind, given, self.limits)
+        """A new record from MemEX-named fields. ``faithful``: keep a given
+        ``status`` and leave a task's ``attempt`` absent unless given."""
+        data = new_data(self.kind, given, self.limits, faithful=faithful)
         record = Record(data, await self._scope(scope, data))
         event = self._event(record, f"{self.kind.name}.created", "create", origin)
         params = {"id": record.id, "props": record_props(self.kind, record),
-                  "events": [event_props(event)]}  # fmt: skip
+                  "events": [event_props(event)], **link_params(self.kind, data)}  # fmt: skip
         try:
             rows = await self.graph.write("plan_create", params, label=self.kind.label)
         except ConstraintViolation:
@@ -91,14 +106,28 @@ class PlanCommands:
         return scope
 
     async def update(
-        self, record_id: str, patch: Mapping[str, Any], origin: Origin
+        self,
+        record_id: str,
+        patch: Mapping[str, Any],
+        origin: Origin,
+        *,
+        faithful: bool = False,
     ) -> tuple[Record, list[Event]]:
-        unknown = set(patch) - set(self.kind.patchable)
-        if unknown:
-            raise BadUserInput(f"{self.kind.name}s cannot change {sorted(unknown)}")
-        changes = check_fields(self.kind, patch, self.limits)
+        """Replace the fields given; a ``None`` value clears its field (never
+        a required one). Only the contract's patch fields, unless
+        ``faithful``: then every field MemEX updates, and ``id`` and
+        ``status`` are ignored as MemEX ignores them."""
+        allowed = frozenset(self.kind.patchable)
+        if faithful:
+            allowed = self.kind.updatable
+            patch = {k: v for k, v in patch.items() if k not in ("id", "status")}
+        changes, cleared = check_patch(self.kind, patch, self.limits, allowed)
         event_type = f"{self.kind.name}.updated"
-        return await self._change(record_id, lambda data: changes, "update", event_type, origin)
+
+        def apply(data: JSONObject) -> JSONObject:
+            return patched(data, changes, cleared)
+
+        return await self._change(record_id, apply, "update", event_type, origin)
 
     async def move(
         self, record_id: str, command: str, origin: Origin, **changes: Any
@@ -107,18 +136,18 @@ class PlanCommands:
         move = self.kind.moves[command]
         checked = check_fields(self.kind, changes, self.limits)
 
-        def apply(data: Mapping[str, Any]) -> Mapping[str, Any]:
+        def apply(data: JSONObject) -> JSONObject:
             if data["status"] not in move.valid_from:
                 raise self.invalid(self.kind.name, record_id, data["status"], move.target)
-            extra = {"attempt": int(data.get("attempt", 0)) + 1} if command == "start" else {}
-            return {**checked, **extra, "status": move.target}
+            extra = {"attempt": int(data.get("attempt") or 0) + 1} if command == "start" else {}
+            return {**data, **checked, **extra, "status": move.target}
 
         return await self._change(record_id, apply, command, move.event, origin)
 
     async def _change(
         self,
         record_id: str,
-        changes: Callable[[Mapping[str, Any]], Mapping[str, Any]],
+        change: Callable[[JSONObject], JSONObject],
         command: str,
         event_type: str,
         origin: Origin,
@@ -132,14 +161,14 @@ class PlanCommands:
                 raise self.not_found(record_id)
             current = record_from_row(self.kind, rows[0]["record"])
             self.graph.access.require_write(current.scope)
-            changed = Record({**current.data, **changes(current.data)}, current.scope,
-                             current.version)  # fmt: skip
+            changed = Record(change(current.data), current.scope, current.version)
             event = self._event(changed, event_type, command, origin)
             params = {
                 "id": record_id,
                 "version": current.version,
                 "props": update_props(self.kind, changed),
                 "events": [event_props(event)],
+                **relink_params(self.kind, current.data, changed.data),
             }
             written = await self.graph.write("plan_write", params, label=self.kind.label)
             return (changed, [event]) if written else None

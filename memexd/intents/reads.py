@@ -7,7 +7,7 @@ from typing import Any
 
 from memexd.errors import BadUserInput
 from memexd.graph import Graph
-from memexd.intents.records import Record, record_from_row
+from memexd.intents.records import Record, check_status, record_from_row
 from memexd.intents.spec import TASK, Kind
 from memexd.memory import validation as check
 from memexd.memory.validation import Limits
@@ -59,14 +59,14 @@ class PlanReads:
         return [record_from_row(self.kind, row["record"]) for row in rows]
 
     async def children_of(self, ids: Sequence[str]) -> dict[str, list[Record]]:
-        """Sub-intents (subtasks) of each id."""
+        """Sub-intents (subtasks) of each readable intent (task) id."""
         if not ids:
             return {}
         rows = await self.graph.read("plan_children", {"ids": list(ids)}, label=self.kind.label)
         return _grouped(self.kind, rows)
 
     async def tasks_of(self, intent_ids: Sequence[str]) -> dict[str, list[Record]]:
-        """The tasks of each intent (task reads only)."""
+        """The tasks of each readable intent (task reads only)."""
         if not intent_ids:
             return {}
         rows = await self.graph.read("task_of_intents", {"ids": list(intent_ids)})
@@ -89,14 +89,7 @@ def _check(kind: Kind, name: str, value: Any, limits: Limits) -> Any:
             raise BadUserInput("must be true or false", field=field)
         return value
     if name == "statuses":
-        return [_status(kind, s, field) for s in check.check_names(value, field, limits) or []]
+        return [check_status(kind, s, field) for s in check.check_names(value, field, limits) or []]
     if name == "status":
-        return _status(kind, value, field)
+        return check_status(kind, value, field)
     return check.check_text(value, field)
-
-
-def _status(kind: Kind, value: Any, field: str) -> str:
-    known = {kind.initial, *(m.target for m in kind.moves.values())}
-    if value not in known:
-        raise BadUserInput(f"not a {kind.name} status: {value!r}", field=field)
-    return str(value)

@@ -24,8 +24,11 @@ from memexd.types import JSONObject, Row
 __all__ = [
     "Record",
     "check_fields",
+    "check_patch",
     "check_scope",
+    "check_status",
     "new_data",
+    "patched",
     "record_from_row",
     "record_props",
     "update_props",
@@ -61,6 +64,12 @@ def check_scope(value: Any) -> str:
     return check.check_text(value, "scope")
 
 
+def check_status(kind: Kind, value: Any, field: str) -> str:
+    if value not in kind.statuses:
+        raise BadUserInput(f"not a {kind.name} status: {value!r}", field=field)
+    return str(value)
+
+
 def check_fields(kind: Kind, given: Mapping[str, Any], limits: Limits) -> JSONObject:
     """The given (non-null) fields, checked; unknown names are refused."""
     out: JSONObject = {}
@@ -68,6 +77,30 @@ def check_fields(kind: Kind, given: Mapping[str, Any], limits: Limits) -> JSONOb
         if value is not None:
             out[name] = _check(kind, name, value, limits)
     return out
+
+
+def check_patch(
+    kind: Kind, patch: Mapping[str, Any], limits: Limits, allowed: frozenset[str]
+) -> tuple[JSONObject, frozenset[str]]:
+    """An update, MemEX's way: the fields to set (checked) and the fields to
+    clear (given as null). Names outside ``allowed`` are refused, and so is
+    clearing a field every record has."""
+    unknown = set(patch) - allowed
+    if unknown:
+        raise BadUserInput(f"{kind.name}s cannot change {sorted(unknown)}")
+    cleared = frozenset(name for name, value in patch.items() if value is None)
+    required = sorted(cleared & kind.kept)
+    if required:
+        raise BadUserInput("is required: it cannot be cleared", field=required[0])
+    return check_fields(kind, patch, limits), cleared
+
+
+def patched(
+    data: Mapping[str, Any], changes: Mapping[str, Any], cleared: frozenset[str]
+) -> JSONObject:
+    """A record's data after an update: changed fields replaced wholesale
+    (objects too), cleared ones absent."""
+    return {k: v for k, v in {**data, **changes}.items() if k not in cleared}
 
 
 def _check(kind: Kind, name: str, value: Any, limits: Limits) -> Any:
@@ -88,15 +121,22 @@ def _check(kind: Kind, name: str, value: Any, limits: Limits) -> Any:
     raise BadUserInput(f"{kind.name}s have no field {name!r}")
 
 
-def new_data(kind: Kind, given: Mapping[str, Any], limits: Limits) -> JSONObject:
-    """A new record's data: checked, required fields present, id and status set."""
-    data = check_fields(kind, given, limits)
+def new_data(
+    kind: Kind, given: Mapping[str, Any], limits: Limits, *, faithful: bool = False
+) -> JSONObject:
+    """A new record's data: checked, required fields present, id and status
+    set. Faithful (replay, import): a given status is kept, and a task's
+    ``attempt`` stays absent unless given (MemEX's raw JSON); otherwise the
+    status is the initial one and ``attempt`` starts at 0 (MemEX's factory)."""
+    fields = dict(given)
+    status = fields.pop("status", None) if faithful else None
+    data = check_fields(kind, fields, limits)
     for name in (*kind.required, "priority"):
         if name not in data:
             raise BadUserInput("is required", field=name)
     data.setdefault("id", new_id())
-    data["status"] = kind.initial
-    if kind.name == "task":
+    data["status"] = kind.initial if status is None else check_status(kind, status, "status")
+    if kind.name == "task" and not faithful:
         data.setdefault("attempt", 0)
     return data
 

@@ -1,11 +1,11 @@
-"""What an intent and a task are: fields, statuses, lifecycle tables (seed 004)."""
+"""What an intent and a task are: fields, statuses, links, lifecycle tables (seed 004)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-__all__ = ["INTENT", "TASK", "Kind", "Move"]
+__all__ = ["INTENT", "TASK", "Kind", "Link", "Move"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +16,15 @@ class Move:
     valid_from: frozenset[str]
     target: str
     event: str
+
+
+@dataclass(frozen=True, slots=True)
+class Link:
+    """A field naming other records, mirrored as relationships of ``type``
+    from the record to the ``target`` nodes that exist (docs/graph-model.md)."""
+
+    type: str
+    target: str  # "Intent", "Task" or "Item"
 
 
 @dataclass(frozen=True, slots=True)
@@ -30,10 +39,26 @@ class Kind:
     ids: tuple[str, ...]
     id_lists: tuple[str, ...]
     objects: tuple[str, ...]
-    #: what ``update`` may change (MemEX: everything but id and status)
+    #: what the GraphQL patch may change (the contract's ``…Patch``)
     patchable: tuple[str, ...]
     #: every field, in MemEX's JSON order
     order: tuple[str, ...]
+    #: the fields that name other records, and their relationships
+    links: Mapping[str, Link]
+
+    @property
+    def statuses(self) -> frozenset[str]:
+        return frozenset({self.initial, *(m.target for m in self.moves.values())})
+
+    @property
+    def updatable(self) -> frozenset[str]:
+        """What a MemEX update may change: everything but id and status."""
+        return frozenset(self.order) - {"id", "status"}
+
+    @property
+    def kept(self) -> frozenset[str]:
+        """Fields every record has, so an update cannot clear them."""
+        return frozenset({*self.required, "priority"})
 
 
 def _moves(table: dict[str, tuple[tuple[str, ...], str, str]]) -> Mapping[str, Move]:
@@ -59,6 +84,8 @@ INTENT = Kind(
     patchable=("label", "description", "priority", "context", "root_memory_ids", "meta"),
     order=("id", "parent_id", "label", "description", "priority", "owner", "status", "context",
            "root_memory_ids", "meta"),
+    links={"parent_id": Link("SUBINTENT_OF", "Intent"),
+           "root_memory_ids": Link("ROOT", "Item")},
 )
 
 TASK = Kind(
@@ -80,5 +107,9 @@ TASK = Kind(
     order=("id", "intent_id", "parent_id", "action", "label", "status", "priority", "context",
            "result", "error", "input_memory_ids", "output_memory_ids", "agent_id", "attempt",
            "meta"),
+    links={"intent_id": Link("FOR_INTENT", "Intent"),
+           "parent_id": Link("SUBTASK_OF", "Task"),
+           "input_memory_ids": Link("READS", "Item"),
+           "output_memory_ids": Link("WROTE", "Item")},
 )
 # fmt: on

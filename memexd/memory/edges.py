@@ -14,7 +14,7 @@ from memexd.errors import (
     StorageError,
 )
 from memexd.events import vocabulary as ev
-from memexd.events.vocabulary import Event, Origin, event_props
+from memexd.events.vocabulary import Event, Origin, Why, event_props
 from memexd.graph import Graph
 from memexd.memory import validation as check
 from memexd.memory.meta import dump_json
@@ -98,7 +98,7 @@ class EdgeCommands:
                 raise Forbidden(_NO_WRITE)
             current, version = edge_from_row(rows[0]["edge"]), int(rows[0]["edge"]["version"])
             merged = check.merged_edge(current, patch, self.limits)
-            event = ev.edge_updated(edge_id, patch.given(), author, reason, origin)
+            event = ev.edge_updated(merged, origin, Why(author, reason))
             params = {"edge_id": edge_id, "version": version, "props": _update_props(merged),
                       "events": [event_props(event)]}  # fmt: skip
             if merged.kind != current.kind:
@@ -113,17 +113,20 @@ class EdgeCommands:
         self, edge_id: str, author: str, reason: str | None, origin: Origin
     ) -> list[Event]:
         edge_id = check.check_uuid(edge_id, "edgeId")
-        event = ev.edge_retracted(
-            edge_id, check.check_text(author, "author"), check.check_prose(reason, "reason"), origin
-        )
-        rows = await self.graph.write(
-            "edge_retract", {"edge_id": edge_id, "events": [event_props(event)]}
-        )
-        if not rows:
-            if await self.graph.read("edge_get", {"ids": [edge_id]}):
+        why = Why(check.check_text(author, "author"), check.check_prose(reason, "reason"))
+
+        async def attempt() -> list[Event] | None:
+            rows = await self.graph.read("edge_get", {"ids": [edge_id]})
+            if not rows:
+                raise EdgeNotFound(edge_id)
+            if not rows[0]["writable"]:
                 raise Forbidden(_NO_WRITE)
-            raise EdgeNotFound(edge_id)
-        return [event]
+            event = ev.edge_retracted(edge_from_row(rows[0]["edge"]), origin, why)
+            params = {"edge_id": edge_id, "version": int(rows[0]["edge"]["version"]),
+                      "events": [event_props(event)]}  # fmt: skip
+            return [event] if await self.graph.write("edge_retract", params) else None
+
+        return await compare_and_set(attempt, f"edge {edge_id}")
 
 
 def _update_props(edge: Edge) -> dict[str, Any]:

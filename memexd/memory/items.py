@@ -6,6 +6,8 @@ then writes the change and its lifecycle events in one Cypher statement.
 
 from __future__ import annotations
 
+import asyncio
+import time
 from collections import Counter
 from collections.abc import Sequence
 from typing import Any
@@ -13,19 +15,20 @@ from typing import Any
 from memexd.concurrency import compare_and_set
 from memexd.errors import (
     BadUserInput,
+    Conflict,
     ConstraintViolation,
     DuplicateMemory,
-    Forbidden,
     InvalidTimestamp,
     MemoryNotFound,
 )
 from memexd.events import vocabulary as ev
-from memexd.events.vocabulary import Event, Origin, event_props
+from memexd.events.vocabulary import Event, Origin, Why, event_props
 from memexd.graph import Graph
 from memexd.memory import validation as check
 from memexd.memory.meta import flatten_meta
 from memexd.memory.model import Item, ItemPatch, NewItem
 from memexd.memory.records import item_from_row, item_props
+from memexd.memory.retraction import FENCE_MS, Retraction
 from memexd.memory.validation import Limits
 
 __all__ = ["ItemCommands"]
@@ -35,6 +38,7 @@ class ItemCommands:
     def __init__(self, graph: Graph, limits: Limits) -> None:
         self.graph = graph
         self.limits = limits
+        self.retraction = Retraction(graph)
 
     async def create(
         self, drafts: Sequence[NewItem], origin: Origin
@@ -54,15 +58,23 @@ class ItemCommands:
             "ids": ids,
             "rows": [item_props(v.item, v.content_json, v.meta_json) for v in valid],
             "links": _links(items),
+            "parent_ids": sorted({p for item in items for p in item.parents or ()}),
             "events": [event_props(e) for e in events],
         }
-        try:
-            rows = await self.graph.write("item_create", params)
-        except ConstraintViolation:
-            rows = []
-        if not rows:
-            raise DuplicateMemory(await self._existing(ids))
-        return items, events
+        deadline = time.monotonic() + FENCE_MS / 1000 + 1
+        while True:
+            try:
+                rows = await self.graph.write("item_create", params)
+            except ConstraintViolation:
+                rows = []
+            if rows:
+                return items, events
+            taken = await self._existing(ids)
+            if taken:
+                raise DuplicateMemory(taken)
+            if time.monotonic() > deadline:  # a fence that outlived its cascade
+                raise Conflict("a parent is being cascade-retracted; try again")
+            await asyncio.sleep(0.005)  # a parent is fenced by a cascade in progress
 
     def _checked(self, drafts: Sequence[NewItem]) -> list[check.ValidItem]:
         valid = []
@@ -75,8 +87,9 @@ class ItemCommands:
         return valid
 
     async def _existing(self, ids: list[str]) -> list[str]:
-        rows = await self.graph.read("item_get", {"ids": ids, "include_retracted": True})
-        return sorted(row["item"]["id"] for row in rows) or ids
+        """The ids already taken (by items the caller can read or not)."""
+        rows = await self.graph.read("item_ids_taken", {"ids": ids})
+        return sorted(row["id"] for row in rows)
 
     async def update(
         self, item_id: str, patch: ItemPatch, author: str, reason: str | None, basis: Any,
@@ -98,8 +111,7 @@ class ItemCommands:
             valid = check.merged_item(current, patch, self.limits)
             merged = valid.item
             self.graph.access.require_write(current.scope, merged.scope)
-            event = ev.memory_updated(item_id, patch.given(), author, reason, origin,
-                                      basis=basis, scope=merged.scope,
+            event = ev.memory_updated(merged, origin, Why(author, reason),
                                       moved_from=current.scope)  # fmt: skip
             written = await self.graph.write(
                 "item_update",
@@ -109,6 +121,7 @@ class ItemCommands:
                     "props": _update_props(current, valid),
                     "relink": patch.parents is not None,
                     "links": _links([merged]) if patch.parents is not None else [],
+                    "replan": patch.intent_id is not None or patch.task_id is not None,
                     "events": [event_props(event)],
                 },
             )
@@ -119,31 +132,25 @@ class ItemCommands:
     async def retract(
         self, item_id: str, author: str, reason: str | None, origin: Origin
     ) -> list[Event]:
+        """Retract a live item and every edge touching it (MemEX's rule)."""
         item_id = check.check_uuid(item_id)
-        event = ev.memory_retracted(
-            item_id, check.check_text(author, "author"), check.check_prose(reason, "reason"), origin
-        )
-        rows = await self.graph.write(
-            "item_retract", {"id": item_id, "events": [event_props(event)]}
-        )
-        if not rows:
-            await self._explain(item_id)
-        return [event]
+        why = Why(check.check_text(author, "author"), check.check_prose(reason, "reason"))
 
-    async def _explain(self, item_id: str) -> None:
-        """Why a write to a live item found nothing: missing for the caller,
-        or readable but not writable."""
-        rows = await self.graph.read("item_get", {"ids": [item_id], "include_retracted": False})
-        if rows:
-            raise Forbidden.write(rows[0]["item"]["scope"])
-        raise MemoryNotFound(item_id)
+        async def attempt() -> list[Event] | None:
+            plan = await self.retraction.plan([item_id])
+            if item_id not in plan:
+                raise MemoryNotFound(item_id)
+            self.graph.access.require_write(plan[item_id].item.scope)
+            return await self.retraction.write([item_id], plan, origin, why, closed=False)
+
+        return await compare_and_set(attempt, f"item {item_id}")
 
 
 def _links(items: Sequence[Item]) -> list[dict[str, Any]]:
     return [
         {"child": item.id, "parent": parent, "ord": ord_}
         for item in items
-        for ord_, parent in enumerate(item.parents)
+        for ord_, parent in enumerate(item.parents or ())
     ]
 
 

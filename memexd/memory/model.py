@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from memexd.types import JSONObject
@@ -30,13 +30,18 @@ class Item:
     source_kind: str
     authority: float
     created_at: int
-    parents: tuple[str, ...] = ()
+    #: ``None``: the item was created without a ``parents`` list (MemEX keeps
+    #: "absent" and "empty" apart, and so do its exports and events).
+    parents: tuple[str, ...] | None = None
     conviction: float | None = None
     importance: float | None = None
     intent_id: str | None = None
     task_id: str | None = None
     meta: JSONObject | None = None
     retracted: bool = False
+    #: Insertion order (the log position of its ``memory.created``), as
+    #: stored; not part of the item's value.
+    seq: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +56,9 @@ class Edge:
     weight: float | None = None
     active: bool = True
     meta: JSONObject | None = None
+    #: Insertion order (the log position of its ``edge.created``): MemEX
+    #: reports the edges of a retracted item in this order.
+    seq: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

@@ -77,7 +77,7 @@ class ItemReads:
         item = await self.get(item_id)
         if item is None:
             return []
-        unique = list(dict.fromkeys(item.parents))
+        unique = list(dict.fromkeys(item.parents or ()))
         found = await self.fetch(unique)
         return [found[p] for p in unique if p in found]
 

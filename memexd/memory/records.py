@@ -45,13 +45,13 @@ def item_props(
         "content": dump_json(item.content) if content_json is None else content_json,
         "author": item.author,
         "source_kind": item.source_kind,
-        "parents": list(item.parents),
         "authority": item.authority,
         "created_at": item.created_at,
         "retracted": item.retracted,
         "version": 0,
     }
     optional = {
+        "parents": None if item.parents is None else list(item.parents),
         "conviction": item.conviction,
         "importance": item.importance,
         "intent_id": item.intent_id,
@@ -73,45 +73,58 @@ def item_from_row(row: Row) -> Item:
         source_kind=row["source_kind"],
         authority=float(row["authority"]),
         created_at=int(row["created_at"]),
-        parents=tuple(row["parents"] or ()),
+        parents=None if row.get("parents") is None else tuple(row["parents"]),
         conviction=row.get("conviction"),
         importance=row.get("importance"),
         intent_id=row.get("intent_id"),
         task_id=row.get("task_id"),
         meta=_loads(row.get("meta")),
         retracted=bool(row.get("retracted")),
+        seq=int(row.get("seq") or 0),
     )
 
 
 def item_json(item: Item) -> JSONObject:
-    """MemEX's snake_case item object (absent optionals left out)."""
-    out: JSONObject = {
-        "id": item.id,
-        "scope": item.scope,
-        "kind": item.kind,
-        "content": item.content,
-        "author": item.author,
-        "source_kind": item.source_kind,
-        "parents": list(item.parents),
-        "authority": item.authority,
-    }
-    optional = {
-        "conviction": item.conviction,
-        "importance": item.importance,
-        "intent_id": item.intent_id,
-        "task_id": item.task_id,
-        "meta": item.meta,
-    }
-    out.update(present(optional))
-    return out
+    """MemEX's snake_case item object: its keys in MemEX's order, absent
+    optionals left out (``parents`` too: absent and ``[]`` differ), and
+    ``created_at`` (the id's UUIDv7 time) as MemEX's factory sets it."""
+    return present(
+        {
+            "id": item.id,
+            "scope": item.scope,
+            "kind": item.kind,
+            "content": item.content,
+            "author": item.author,
+            "source_kind": item.source_kind,
+            "parents": None if item.parents is None else list(item.parents),
+            "authority": item.authority,
+            "conviction": item.conviction,
+            "importance": item.importance,
+            "created_at": item.created_at,
+            "intent_id": item.intent_id,
+            "task_id": item.task_id,
+            "meta": item.meta,
+        }
+    )
 
 
 def item_json_text(doc: JSONObject, content_json: str, meta_json: str | None) -> str:
     """An :func:`item_json` document as text, splicing in the already serialised
-    content and meta instead of serialising them again."""
-    rest = {k: v for k, v in doc.items() if k not in ("content", "meta")}
-    head = f'{{"content":{content_json},' + ("" if meta_json is None else f'"meta":{meta_json},')
-    return head + dump_json(rest)[1:]
+    content and meta (in their places: MemEX's key order) instead of
+    serialising them again."""
+    marks = {"content": _CONTENT_MARK, "meta": _META_MARK}
+    if any(doc.get(k) in marks.values() for k in ("id", "scope", "kind")):
+        return dump_json(doc)  # a value that looks like a mark: no splicing
+    text = dump_json({k: marks.get(k, v) for k, v in doc.items()})
+    if meta_json is not None:  # meta is the last key
+        text = text[: -len(f'"{_META_MARK}"}}')] + meta_json + "}"
+    return text.replace(f'"{_CONTENT_MARK}"', content_json, 1)
+
+
+#: Placeholders for the spliced texts. Only id, scope and kind come before
+#: content (checked above), and meta is the last key, so neither can be
+#: confused with a value.
+_CONTENT_MARK, _META_MARK = "\u2063content\u2063", "\u2063meta\u2063"
 
 
 def edge_props(edge: Edge) -> dict[str, Any]:
@@ -143,22 +156,23 @@ def edge_from_row(row: Row) -> Edge:
         weight=row.get("weight"),
         active=bool(row["active"]),
         meta=_loads(row.get("meta")),
+        seq=int(row.get("seq") or 0),
     )
 
 
 def edge_json(edge: Edge) -> JSONObject:
-    out: JSONObject = {
-        "edge_id": edge.edge_id,
-        "from": edge.from_id,
-        "to": edge.to_id,
-        "kind": edge.kind,
-        "author": edge.author,
-        "source_kind": edge.source_kind,
-        "authority": edge.authority,
-        "active": edge.active,
-    }
-    if edge.weight is not None:
-        out["weight"] = edge.weight
-    if edge.meta is not None:
-        out["meta"] = edge.meta
-    return out
+    """MemEX's edge object: keys in MemEX's order, absent optionals left out."""
+    return present(
+        {
+            "edge_id": edge.edge_id,
+            "from": edge.from_id,
+            "to": edge.to_id,
+            "kind": edge.kind,
+            "weight": edge.weight,
+            "author": edge.author,
+            "source_kind": edge.source_kind,
+            "authority": edge.authority,
+            "active": edge.active,
+            "meta": edge.meta,
+        }
+    )

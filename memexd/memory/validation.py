@@ -276,7 +276,6 @@ def new_item(d: NewItem, limits: Limits) -> ValidItem:
     meta, meta_json = (
         (None, None) if d.meta is None else json_object(d.meta, "meta", max_bytes=size)
     )
-    parents = () if d.parents is None else d.parents
     item = Item(
         id=item_id,
         scope=check_text(d.scope, "scope"),
@@ -286,7 +285,9 @@ def new_item(d: NewItem, limits: Limits) -> ValidItem:
         source_kind=check_text(d.source_kind, "sourceKind"),
         authority=check_score(d.authority, "authority", required=True) or 0.0,
         created_at=timestamp_ms(item_id),
-        parents=tuple(check_ids(parents, "parents", max_len=limits.max_list)),
+        parents=None
+        if d.parents is None
+        else tuple(check_ids(d.parents, "parents", max_len=limits.max_list)),
         conviction=check_score(d.conviction, "conviction"),
         importance=check_score(d.importance, "importance"),
         intent_id=check_opt_uuid(d.intent_id, "intentId"),

@@ -1,0 +1,104 @@
+"""Retraction: an item and every edge touching it go together.
+
+MemEX removes a retracted item's edges, whatever their kind or state, and
+says so with one ``edge.retracted`` per edge (``cause_type``
+``memory.retract``) right after the item's ``memory.retracted``, in edge
+insertion order, a self-edge once. memexd keeps tombstones instead of
+deleting, but logs the same events in the same order. Plain retraction and
+cascades share this: read the plan, build the events, write them with the
+change at the versions read (compare-and-set).
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from memexd.events import vocabulary as ev
+from memexd.events.vocabulary import Event, Origin, Why, event_props
+from memexd.graph import Graph
+from memexd.memory.model import Edge, Item
+from memexd.memory.records import edge_from_row, item_from_row
+from memexd.types import Row
+
+__all__ = ["FENCE_MS", "Doomed", "Retraction"]
+
+#: How long a cascade that lost a race keeps new children away from its
+#: items (it clears the fence when it succeeds; a crash leaves it to expire).
+FENCE_MS = 5_000
+
+
+@dataclass(frozen=True, slots=True)
+class Doomed:
+    """A live item about to be retracted, with the live edges touching it
+    (and the scopes of their ends), in insertion order."""
+
+    item: Item
+    version: int
+    edges: tuple[tuple[Edge, tuple[str, str]], ...]
+
+
+class Retraction:
+    def __init__(self, graph: Graph) -> None:
+        self.graph = graph
+
+    async def plan(self, ids: Sequence[str]) -> dict[str, Doomed]:
+        """The live items among ``ids`` the caller can read, with their edges."""
+        rows = await self.graph.read("item_retract_plan", {"ids": list(ids)})
+        return {row["item"]["id"]: _doomed(row) for row in rows}
+
+    async def write(
+        self,
+        order: Sequence[str],
+        plan: dict[str, Doomed],
+        origin: Origin,
+        why: Why,
+        *,
+        closed: bool,
+    ) -> list[Event] | None:
+        """Retract ``order`` (all in ``plan``) and their edges; ``closed``: no
+        live child outside ``order`` may exist (a cascade). The events the
+        caller can read, or ``None`` when the state changed since the plan."""
+        events = _events(order, plan, origin, why)
+        params = {
+            "ids": list(order),
+            "versions": [plan[i].version for i in order],
+            "edge_ids": sorted({e.edge_id for i in order for e, _ in plan[i].edges}),
+            "closed": closed,
+            "token": uuid.uuid4().hex,
+            "fence_ms": FENCE_MS,
+            "events": [event_props(e) for e in events],
+        }
+        rows = await self.graph.write("item_retract", params)
+        if not rows or not rows[0]["ok"]:
+            return None
+        access = self.graph.access
+        return [e for e in events if all(access.can_read(s) for s in e.scopes or ())]
+
+
+def _doomed(row: Row) -> Doomed:
+    item_row = row["item"]
+    found: dict[str, tuple[Edge, tuple[str, str]]] = {}
+    for entry in row["edges"]:
+        edge = edge_from_row(entry["edge"])
+        found.setdefault(edge.edge_id, (edge, (entry["scopes"][0], entry["scopes"][1])))
+    edges = sorted(found.values(), key=lambda pair: (pair[0].seq, pair[0].edge_id))
+    return Doomed(item_from_row(item_row), int(item_row["version"]), tuple(edges))
+
+
+def _events(order: Sequence[str], plan: dict[str, Doomed], origin: Origin, why: Why) -> list[Event]:
+    """Each item's ``memory.retracted``, then its edges not yet reported (an
+    edge between two doomed items goes with the first of them)."""
+    events: list[Event] = []
+    reported: set[str] = set()
+    for item_id in order:
+        doomed = plan[item_id]
+        events.append(ev.memory_retracted(doomed.item, origin, why))
+        for edge, scopes in doomed.edges:
+            if edge.edge_id not in reported:
+                reported.add(edge.edge_id)
+                events.append(
+                    ev.edge_retracted(edge, origin, why, cause="memory.retract", scopes=scopes)
+                )
+    return events
