@@ -58,6 +58,28 @@ async def test_trace_id_from_headers(api: Api) -> None:
     assert [e["traceId"] for e in log] == ["trace-123", "0af7651916cd43dd8448eb211c80319c", None]
 
 
+async def test_cause_id_from_header_on_every_event_of_a_command(api: Api) -> None:
+    """An agent ties a change to what caused it: ``x-cause-id`` lands on every
+    event the command logs, those a cascade or an item's edges add included."""
+    a = await api.create()
+    b = await api.create(parents=[a["id"]])
+    await api.ok(
+        'mutation($a: ID!, $b: ID!) { markAlias(a: $a, b: $b, author: "u") { events { id } } }',
+        a=a["id"], b=b["id"],
+    )  # fmt: skip
+    cascade = 'mutation($id: ID!) { cascadeRetract(id: $id, author: "u") { events { causeId } } }'
+    body = await api.run(cascade, {"id": a["id"]}, **{"x-cause-id": "evt-42", "x-trace-id": "t1"})
+    returned = body["data"]["cascadeRetract"]["events"]
+    assert len(returned) == 4  # b, the two alias edges (they touch b), then a
+    assert {e["causeId"] for e in returned} == {"evt-42"}
+    log = (await api.ok(EVENTS))["events"]
+    assert [(e["causeId"], e["traceId"]) for e in log[-4:]] == [("evt-42", "t1")] * 4
+    item = {"scope": "s", "kind": "k", "content": {}, "author": "a", "sourceKind": "o",
+            "authority": 0.1}  # fmt: skip
+    await api.run(CREATE_ITEM, {"input": item}, **{"x-cause-id": "not a token!"})
+    assert (await api.ok(EVENTS))["events"][-1]["causeId"] is None
+
+
 async def test_bad_cursor_and_limits(api: Api) -> None:
     assert await api.codes(EVENTS, after="nope") == ["BAD_USER_INPUT"]
     assert await api.codes(EVENTS, after="01900000-0000-7000-8000-000000000000") == [

@@ -65,7 +65,7 @@ def check_scope(value: Any) -> str:
 
 
 def check_status(kind: Kind, value: Any, field: str) -> str:
-    if value not in kind.statuses:
+    if not isinstance(value, str) or value not in kind.statuses:
         raise BadUserInput(f"not a {kind.name} status: {value!r}", field=field)
     return str(value)
 

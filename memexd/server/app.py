@@ -58,12 +58,16 @@ class _Holder:
 
 
 def _origin(headers: Any) -> Origin:
-    """Trace id from ``x-trace-id`` or a W3C ``traceparent`` header."""
+    """Trace id from ``x-trace-id`` or a W3C ``traceparent`` header; cause id
+    from ``x-cause-id`` (what made the caller act: an event id, a request id).
+    Values that are not short plain tokens are ignored, never stored."""
+    cause = headers.get("x-cause-id")
+    cause = cause if cause and _TRACE.fullmatch(cause) else None
     trace = headers.get("x-trace-id")
     if trace and _TRACE.fullmatch(trace):
-        return Origin(trace_id=trace)
+        return Origin(trace_id=trace, cause_id=cause)
     parent = _TRACEPARENT.fullmatch(headers.get("traceparent", ""))
-    return Origin(trace_id=parent.group(1) if parent else None)
+    return Origin(trace_id=parent.group(1) if parent else None, cause_id=cause)
 
 
 def _no_constants(name: str) -> Any:
@@ -240,6 +244,12 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
             CORSMiddleware,
             allow_origins=settings.cors_origins,
             allow_methods=["GET", "POST"],
-            allow_headers=["authorization", "content-type", "x-trace-id", "traceparent"],
+            allow_headers=[
+                "authorization",
+                "content-type",
+                "x-trace-id",
+                "x-cause-id",
+                "traceparent",
+            ],
         )
     return app
