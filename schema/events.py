@@ -59,7 +59,8 @@ class Event:
 @strawberry.input(description="Which events to read; all fields AND-combined.")
 class EventFilter:
     namespaces: list[str] | None = strawberry.field(
-        default=None, description="Only these namespaces (`memory`, `edge`, …)."
+        default=None,
+        description="Only these namespaces (`memory` for items and edges, `intent`, `task`).",
     )
     types: list[str] | None = strawberry.field(
         default=None, description="Only these types (`memory.retracted`, …)."
