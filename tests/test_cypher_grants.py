@@ -35,7 +35,6 @@ UNGUARDED = {
     # checked); i, t, m are records it links to or that name it
     "plan_create": {"dup", "i", "m", "n", "t"},
     "plan_write": {"i", "m", "t"},
-    "plan_link_items": {"i", "t"},
     # the same two items as w and l, which are checked
     "contradiction_pair": {"a", "b"},
     # the far end of an edge that goes with a retracted item, whoever owns it

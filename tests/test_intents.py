@@ -383,11 +383,6 @@ async def links(api: Api) -> tuple[list[Link], list[str]]:
     return sorted(found), sorted(pending)
 
 
-async def link_items(api: Api, *items: dict[str, Any]) -> None:
-    """What item creation does next (``plan_link_items``)."""
-    await api.graph.write("plan_link_items", {"ids": [i["id"] for i in items]})
-
-
 async def test_links_when_the_linking_record_comes_last(api: Api) -> None:
     a, b = await api.create(), await api.create()
     parent = await make_intent(api)
@@ -398,7 +393,6 @@ async def test_links_when_the_linking_record_comes_last(api: Api) -> None:
     task = await make_task(api, intent["id"], inputMemoryIds=[a["id"]], outputMemoryIds=[missing])
     sub = await make_task(api, intent["id"], parentId=task["id"])
     item = await api.create(intentId=intent["id"], taskId=task["id"])
-    await link_items(api, item, b)
     i, t, s, m = intent["id"], task["id"], sub["id"], item["id"]
     made = [(i, "SUBINTENT_OF", parent["id"]), (i, "ROOT", a["id"], 0), (i, "ROOT", a["id"], 2),
             (t, "FOR_INTENT", i), (t, "READS", a["id"], 0), (s, "FOR_INTENT", i),
@@ -406,15 +400,12 @@ async def test_links_when_the_linking_record_comes_last(api: Api) -> None:
             (i, "ROOT", missing, 1), (t, "WROTE", missing, 0)]  # fmt: skip
     assert await links(api) == (sorted(made), [missing])  # the last two wait on a PendingItem
     late = await api.create(id=missing)  # the item the intent and the task waited for
-    await link_items(api, late)
-    await link_items(api, late)  # idempotent
     assert await links(api) == (sorted(made), [])
 
 
 async def test_links_when_the_linked_record_comes_last(api: Api) -> None:
     intent_id, task_id = new_id(), new_id()
     item = await api.create(intentId=intent_id, taskId=task_id)
-    await link_items(api, item)
     child = await make_intent(api, parentId=intent_id)
     sub = await make_task(api, intent_id, parentId=task_id)
     assert await links(api) == ([], [])
@@ -578,7 +569,6 @@ async def test_migration_links_existing_records(api: Api) -> None:
     task = await make_task(api, child["id"], inputMemoryIds=[missing], outputMemoryIds=[a["id"]])
     await make_task(api, child["id"], parentId=task["id"])
     item = await api.create(intentId=intent["id"], taskId=task["id"])
-    await link_items(api, item)
     linked = await links(api)
     assert (len(linked[0]), linked[1]) == (10, [missing])
     store = api.graph.store
