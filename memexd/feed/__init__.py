@@ -1,0 +1,1 @@
+"""The live change feed: subscriptions driven by the event log."""
