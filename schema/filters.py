@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from enum import Enum
 
 import strawberry
@@ -76,7 +76,10 @@ class IntRange:
         return domain.Range(self.min, self.max)
 
 
-@strawberry.input(description="Ranges on the trust scores (absent scores count as 0).")
+@strawberry.input(
+    description="Ranges on the trust scores (an item without the score is outside any bounded "
+    "range)."
+)
 class ScoreRanges:
     authority: FloatRange | None = strawberry.field(default=None, description="On authority.")
     conviction: FloatRange | None = strawberry.field(default=None, description="On conviction.")
@@ -112,10 +115,13 @@ class DecayFilter:
     min: float = strawberry.field(description="The smallest multiplier kept.")
 
 
-@strawberry.input(description="A time window (exclusive bounds); naive times are UTC.")
+@strawberry.input(
+    description="A time window: `after` inclusive, `before` exclusive (as MemEX); naive times "
+    "are UTC."
+)
 class TimeRange:
     before: datetime | None = strawberry.field(default=None, description="Created before this.")
-    after: datetime | None = strawberry.field(default=None, description="Created after this.")
+    after: datetime | None = strawberry.field(default=None, description="Created at or after this.")
 
 
 @strawberry.input(
@@ -176,7 +182,9 @@ class MemoryFilter:
         default=None, description="Dot paths that must exist in meta."
     )
     or_: list[MemoryFilter] | None = strawberry.field(
-        name="or", default=None, description="At least one of these (an empty list matches none)."
+        name="or",
+        default=None,
+        description="At least one of these (an empty list matches every item, as MemEX).",
     )
 
     def draft(self) -> domain.MemoryFilter:
@@ -219,12 +227,18 @@ def _range(r: FloatRange | IntRange | None) -> domain.Range | None:
 
 
 def _ms(value: datetime | None, field: str) -> int | None:
-    """Epoch milliseconds; naive datetimes are taken as UTC."""
+    """Epoch milliseconds, rounded up (so ``after`` stays inclusive and
+    ``before`` exclusive for times between two milliseconds); naive datetimes
+    are taken as UTC."""
     if value is None:
         return None
     if value.tzinfo is None:
         value = value.replace(tzinfo=UTC)
     try:
-        return int(value.timestamp() * 1000)
+        micros = (value - _EPOCH) // timedelta(microseconds=1)
     except (OverflowError, OSError, ValueError) as exc:
         raise InvalidTimestamp(f"{field}: timestamp out of range") from exc
+    return -(-micros // 1000)
+
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -47,10 +47,12 @@ class MemoryItem:
     )
     authority: float = strawberry.field(description="How much to trust the source, in [0, 1].")
     conviction: float | None = strawberry.field(
-        description="How sure the author is, in [0, 1]; absent counts as 0 in filters."
+        description="How sure the author is, in [0, 1]; absent counts as 0 when sorting and "
+        "scoring, and is outside every filter range."
     )
     importance: float | None = strawberry.field(
-        description="How much it matters, in [0, 1]; absent counts as 0 in filters."
+        description="How much it matters, in [0, 1]; absent counts as 0 when sorting and "
+        "scoring, and is outside every filter range."
     )
     intent_id: strawberry.ID | None = strawberry.field(description="The intent it serves.")
     task_id: strawberry.ID | None = strawberry.field(description="The task that produced it.")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import strawberry
+from memexd.resolvers import bulk as bulk_r
 from memexd.resolvers import edges as edges_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
@@ -115,4 +116,18 @@ class Mutation:
     replay_envelopes: ReplayResult = strawberry.mutation(
         resolver=replay_r.replay_envelopes,
         description="Apply MemEX envelopes in `ts` order; each failure is skipped with its code.",
+    )
+    apply_many: EventsResult = strawberry.mutation(
+        resolver=bulk_r.apply_many,
+        description="Apply a transform to every matched item in one write (MemEX's applyMany): "
+        "retract it with its edges, or change its scores and meta; at most MEMEXD_MAX_BATCH items.",
+    )
+    bulk_adjust_scores: EventsResult = strawberry.mutation(
+        resolver=bulk_r.bulk_adjust_scores,
+        description="Add clamped deltas to the scores of every matched item, in one write.",
+    )
+    decay_importance: EventsResult = strawberry.mutation(
+        resolver=bulk_r.decay_importance,
+        description="Multiply the stored importance of items older than olderThanMs (clamped; "
+        "zero or missing importance skipped), in one write.",
     )

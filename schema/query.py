@@ -8,12 +8,14 @@ from memexd.resolvers import events as events_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
+from memexd.resolvers import stats as stats_r
 from memexd.resolvers import transplant as transplant_r
 from memexd.schema.edges import Edge
 from memexd.schema.events import Event
 from memexd.schema.integrity import Contradiction, ProvenanceGraph, StaleItem
 from memexd.schema.intents import Intent, Task
 from memexd.schema.items import MemoryItem
+from memexd.schema.stats import GraphStats
 from strawberry.scalars import JSON
 
 __all__ = ["Query"]
@@ -87,4 +89,8 @@ class Query:
         resolver=transplant_r.export_slice,
         description="MemEX export JSON walked from anchors, as MemEX's exportSlice "
         "(only live items and edges the caller can read).",
+    )
+    stats: GraphStats = strawberry.field(
+        resolver=stats_r.stats,
+        description="MemEX's getStats over what the caller can read, aggregated in the database.",
     )

@@ -384,7 +384,7 @@ async def links(api: Api) -> tuple[list[Link], list[str]]:
 
 
 async def test_links_when_the_linking_record_comes_last(api: Api) -> None:
-    a, b = await api.create(), await api.create()
+    a, _ = await api.create(), await api.create()
     parent = await make_intent(api)
     missing = new_id()
     intent = await make_intent(
@@ -399,7 +399,7 @@ async def test_links_when_the_linking_record_comes_last(api: Api) -> None:
             (s, "SUBTASK_OF", t), (m, "IN_INTENT", i), (m, "IN_TASK", t),
             (i, "ROOT", missing, 1), (t, "WROTE", missing, 0)]  # fmt: skip
     assert await links(api) == (sorted(made), [missing])  # the last two wait on a PendingItem
-    late = await api.create(id=missing)  # the item the intent and the task waited for
+    await api.create(id=missing)  # the item the intent and the task waited for
     assert await links(api) == (sorted(made), [])
 
 
@@ -568,7 +568,7 @@ async def test_migration_links_existing_records(api: Api) -> None:
     child = await make_intent(api, parentId=intent["id"])
     task = await make_task(api, child["id"], inputMemoryIds=[missing], outputMemoryIds=[a["id"]])
     await make_task(api, child["id"], parentId=task["id"])
-    item = await api.create(intentId=intent["id"], taskId=task["id"])
+    await api.create(intentId=intent["id"], taskId=task["id"])
     linked = await links(api)
     assert (len(linked[0]), linked[1]) == (10, [missing])
     store = api.graph.store

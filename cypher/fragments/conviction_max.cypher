@@ -1,3 +1,4 @@
-// Filter predicate: conviction (missing counts as 0) at most $value.
+// Filter predicate: conviction at most $value; an item without one does not
+// match (MemEX's range: a missing score is outside every range).
 // @params value
-MATCH (n:Item) WHERE /*<pred>*/coalesce(n.conviction, 0.0) <= $value/*</pred>*/ RETURN n
+MATCH (n:Item) WHERE /*<pred>*/n.conviction <= $value/*</pred>*/ RETURN n

@@ -1,3 +1,3 @@
-// Filter predicate: created (UUIDv7 time, ms) before $value.
+// Filter predicate: created (UUIDv7 time, ms) strictly before $value.
 // @params value
 MATCH (n:Item) WHERE /*<pred>*/n.created_at < $value/*</pred>*/ RETURN n

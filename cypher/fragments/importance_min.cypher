@@ -1,3 +1,4 @@
-// Filter predicate: importance (missing counts as 0) at least $value.
+// Filter predicate: importance at least $value; an item without one does not
+// match (MemEX's range: a missing score is outside every range).
 // @params value
-MATCH (n:Item) WHERE /*<pred>*/coalesce(n.importance, 0.0) >= $value/*</pred>*/ RETURN n
+MATCH (n:Item) WHERE /*<pred>*/n.importance >= $value/*</pred>*/ RETURN n

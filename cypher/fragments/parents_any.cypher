@@ -1,3 +1,3 @@
 // Filter predicate: lists at least one of $values as a parent.
 // @params values
-MATCH (n:Item) WHERE /*<pred>*/any(p IN n.parents WHERE p IN $values)/*</pred>*/ RETURN n
+MATCH (n:Item) WHERE /*<pred>*/any(p IN coalesce(n.parents, []) WHERE p IN $values)/*</pred>*/ RETURN n

@@ -1,3 +1,4 @@
-// Filter predicate: at least $value parents.
+// Filter predicate: at least $value parents (an item created without a
+// parents list has none).
 // @params value
-MATCH (n:Item) WHERE /*<pred>*/size(n.parents) >= $value/*</pred>*/ RETURN n
+MATCH (n:Item) WHERE /*<pred>*/size(coalesce(n.parents, [])) >= $value/*</pred>*/ RETURN n

@@ -14,6 +14,10 @@ Negation is two-valued: an item without ``meta.agent_id`` matches
 ``not: {meta: {agent_id: "x"}}``. Each negated predicate becomes
 ``NOT coalesce(p, false)``; since ``coalesce(·, false)`` distributes over
 AND and OR, pushing negations inward keeps exactly that meaning.
+
+The semantics are MemEX's (memex-python's ``matches_filter``, checked by
+``tests/test_filters.py`` on random items and filters); ``docs/filters.md``
+lists every rule and the few deliberate differences.
 """
 
 from __future__ import annotations
@@ -38,7 +42,17 @@ from memexd.memory.validation import (
     json_value,
 )
 
-__all__ = ["DecayConfig", "MemoryFilter", "Predicate", "Range", "order_by", "prepare", "to_cypher"]
+__all__ = [
+    "DecayConfig",
+    "Expr",
+    "MemoryFilter",
+    "Predicate",
+    "Range",
+    "conjoin",
+    "order_by",
+    "prepare",
+    "to_cypher",
+]
 
 INTERVAL_MS = {"HOUR": 3_600_000, "DAY": 86_400_000, "WEEK": 604_800_000}
 DECAY_TYPES = frozenset({"EXPONENTIAL", "LINEAR", "STEP"})
@@ -89,7 +103,7 @@ class MemoryFilter:
     meta: Any = None
     meta_has: Any = None
     not_: MemoryFilter | None = None
-    #: ``None``: no disjunction; empty: matches nothing (an empty OR is false).
+    #: ``None`` or empty: no condition (MemEX's ``or: []`` matches everything).
     or_: Sequence[MemoryFilter] | None = None
 
 
@@ -137,6 +151,12 @@ def prepare(flt: MemoryFilter | None, limits: Limits, now_ms: int) -> Expr:
             f"has {terms} conditions; at most {limits.max_filter_terms}", field="filter"
         )
     return expr
+
+
+def conjoin(*exprs: Expr) -> Expr:
+    """Every one of ``exprs`` (prepared filters), normalised: for commands that
+    narrow a caller's filter with conditions of their own."""
+    return _normal(_Junction("AND", exprs), negate=False)
 
 
 def to_cypher(expr: Expr, graph: Graph) -> Fragment:
@@ -211,7 +231,8 @@ def _build(f: MemoryFilter, limits: Limits, now_ms: int, depth: int) -> Expr:
         if len(f.or_) > limits.max_filter_terms:
             raise BadUserInput(f"more than {limits.max_filter_terms} alternatives", field="or")
         alternatives = tuple(_build(o, limits, now_ms, depth + 1) for o in f.or_)
-        parts.append(_Junction("OR", alternatives))
+        if alternatives:  # MemEX tests ``if f.or_``: an empty list is no condition
+            parts.append(_Junction("OR", alternatives))
     return _Junction("AND", tuple(parts))
 
 
@@ -236,7 +257,7 @@ def _equalities(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
         ("source_kind_eq", f.source_kind, "sourceKind"),
     ]  # fmt: skip
     out: list[Expr] = [
-        _p(name, value=check_text(value, f"filter.{label}"))
+        _p(name, value=_text(value, f"filter.{label}"))
         for name, value, label in texts
         if value is not None
     ]
@@ -247,6 +268,13 @@ def _equalities(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
         if value is not None
     )
     return out
+
+
+def _text(value: Any, field: str) -> str:
+    """A name to compare with. The empty string is allowed, as in MemEX: no
+    scope or author is empty, so it matches nothing, except as a scope prefix,
+    which every scope starts with."""
+    return "" if value == "" else check_text(value, field)
 
 
 def _ranges(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
@@ -302,6 +330,8 @@ def _decay(decay: DecayConfig, minimum: Any, now_ms: int) -> Predicate:
     if decay.interval not in INTERVAL_MS or decay.type not in DECAY_TYPES:
         raise BadUserInput("unknown decay interval or type", field="filter.decay.config")
     low = check_finite(minimum, "filter.decay.min")
+    if low is not None and not 0.0 <= low <= 1.0:  # MemEX's DecayFilter: min in [0, 1]
+        raise BadUserInput("must be within [0, 1]", field="filter.decay.min")
     interval = float(INTERVAL_MS[decay.interval])
     return _p(f"decay_{decay.type.lower()}", now=now_ms, interval=interval, rate=rate,
               min=0.0 if low is None else low)  # fmt: skip

@@ -22,7 +22,7 @@ from memexd.memory.model import Edge, Item
 from memexd.memory.records import edge_from_row, item_from_row
 from memexd.types import Row
 
-__all__ = ["FENCE_MS", "Doomed", "Retraction"]
+__all__ = ["FENCE_MS", "Doomed", "Retraction", "retraction_events"]
 
 #: How long a cascade that lost a race keeps new children away from its
 #: items (it clears the fence when it succeeds; a crash leaves it to expire).
@@ -60,7 +60,7 @@ class Retraction:
         """Retract ``order`` (all in ``plan``) and their edges; ``closed``: no
         live child outside ``order`` may exist (a cascade). The events the
         caller can read, or ``None`` when the state changed since the plan."""
-        events = _events(order, plan, origin, why)
+        events = retraction_events(order, plan, origin, why)
         params = {
             "ids": list(order),
             "versions": [plan[i].version for i in order],
@@ -87,7 +87,9 @@ def _doomed(row: Row) -> Doomed:
     return Doomed(item_from_row(item_row), int(item_row["version"]), tuple(edges))
 
 
-def _events(order: Sequence[str], plan: dict[str, Doomed], origin: Origin, why: Why) -> list[Event]:
+def retraction_events(
+    order: Sequence[str], plan: dict[str, Doomed], origin: Origin, why: Why
+) -> list[Event]:
     """Each item's ``memory.retracted``, then its edges not yet reported (an
     edge between two doomed items goes with the first of them)."""
     events: list[Event] = []

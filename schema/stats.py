@@ -1,0 +1,62 @@
+"""Graph statistics in GraphQL: ``GraphStats`` with its item and edge counts."""
+
+from __future__ import annotations
+
+import strawberry
+
+from memexd.memory import stats as domain
+
+__all__ = ["CountMap", "EdgeStats", "GraphStats", "ItemStats"]
+
+
+@strawberry.type(description="How many of something have this key.")
+class CountMap:
+    key: str = strawberry.field(description="The kind, source kind, author or scope.")
+    count: int = strawberry.field(description="How many.")
+
+    @classmethod
+    def all(cls, counts: domain.Counts) -> list[CountMap]:
+        return [cls(key=k, count=n) for k, n in counts]
+
+
+@strawberry.type(description="Counts over the live items the caller can read.")
+class ItemStats:
+    total: int = strawberry.field(description="Live items.")
+    by_kind: list[CountMap] = strawberry.field(
+        description="Per kind, in order of first appearance."
+    )
+    by_source_kind: list[CountMap] = strawberry.field(description="Per source kind.")
+    by_author: list[CountMap] = strawberry.field(description="Per author.")
+    by_scope: list[CountMap] = strawberry.field(description="Per scope.")
+    with_parents: int = strawberry.field(description="Items listing at least one parent.")
+    root: int = strawberry.field(description="Items listing none (or no parents list).")
+
+    @classmethod
+    def of(cls, s: domain.ItemStats) -> ItemStats:
+        return cls(total=s.total, by_kind=CountMap.all(s.by_kind),
+                   by_source_kind=CountMap.all(s.by_source_kind),
+                   by_author=CountMap.all(s.by_author), by_scope=CountMap.all(s.by_scope),
+                   with_parents=s.with_parents, root=s.root)  # fmt: skip
+
+
+@strawberry.type(description="Counts over the live edges whose two ends the caller can read.")
+class EdgeStats:
+    total: int = strawberry.field(description="Live edges, active or not.")
+    active: int = strawberry.field(description="Of those, the active ones.")
+    by_kind: list[CountMap] = strawberry.field(
+        description="Per kind, in order of first appearance."
+    )
+
+    @classmethod
+    def of(cls, s: domain.EdgeStats) -> EdgeStats:
+        return cls(total=s.total, active=s.active, by_kind=CountMap.all(s.by_kind))
+
+
+@strawberry.type(description="MemEX's getStats, computed in the database over the caller's grants.")
+class GraphStats:
+    items: ItemStats = strawberry.field(description="Item counts.")
+    edges: EdgeStats = strawberry.field(description="Edge counts.")
+
+    @classmethod
+    def of(cls, s: domain.GraphStats) -> GraphStats:
+        return cls(items=ItemStats.of(s.items), edges=EdgeStats.of(s.edges))
