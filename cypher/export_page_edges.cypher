@@ -3,7 +3,8 @@
 // @params after limit readable
 MATCH (k:EdgeKey)
 WHERE k.edge_id > $after
-MATCH (a:Item {id: k.from_id})-[r]->(b:Item {id: k.to_id})
+WITH k, k.from_id AS from_id, k.to_id AS to_id
+MATCH (a:Item {id: from_id})-[r]->(b:Item {id: to_id})
 WHERE r.edge_id = k.edge_id AND r.retracted = false AND a.retracted = false
   AND b.retracted = false AND @readable(a) AND @readable(b)
 WITH k, a, r, b

@@ -48,7 +48,8 @@ CALL {
   WITH created
   UNWIND $ids AS id
   MATCH (n:Item {id: id})
-  MATCH (i:Intent {id: n.intent_id})
+  WITH n, n.intent_id AS intent_id
+  MATCH (i:Intent {id: intent_id})
   CREATE (n)-[:IN_INTENT]->(i)
   RETURN count(*) AS in_intent
 }
@@ -56,7 +57,8 @@ CALL {
   WITH created
   UNWIND $ids AS id
   MATCH (n:Item {id: id})
-  MATCH (t:Task {id: n.task_id})
+  WITH n, n.task_id AS task_id
+  MATCH (t:Task {id: task_id})
   CREATE (n)-[:IN_TASK]->(t)
   RETURN count(*) AS in_task
 }

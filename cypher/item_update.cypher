@@ -42,14 +42,16 @@ CALL {
 }
 CALL {
   WITH n
-  MATCH (i:Intent {id: n.intent_id})
+  WITH n, n.intent_id AS intent_id
+  MATCH (i:Intent {id: intent_id})
   WHERE $replan
   CREATE (n)-[:IN_INTENT]->(i)
   RETURN count(*) AS in_intent
 }
 CALL {
   WITH n
-  MATCH (t:Task {id: n.task_id})
+  WITH n, n.task_id AS task_id
+  MATCH (t:Task {id: task_id})
   WHERE $replan
   CREATE (n)-[:IN_TASK]->(t)
   RETURN count(*) AS in_task

@@ -49,38 +49,38 @@ CALL {
 }
 CALL {
   WITH n
-  WITH n WHERE n:Intent
-  MATCH (i:Intent {parent_id: n.id})
+  WITH n, n.id AS nid WHERE n:Intent
+  MATCH (i:Intent {parent_id: nid})
   WHERE i <> n
   CREATE (i)-[:SUBINTENT_OF]->(n)
   RETURN count(*) AS sub_intents
 }
 CALL {
   WITH n
-  WITH n WHERE n:Intent
-  MATCH (t:Task {intent_id: n.id})
+  WITH n, n.id AS nid WHERE n:Intent
+  MATCH (t:Task {intent_id: nid})
   CREATE (t)-[:FOR_INTENT]->(n)
   RETURN count(*) AS tasks
 }
 CALL {
   WITH n
-  WITH n WHERE n:Intent
-  MATCH (m:Item {intent_id: n.id})
+  WITH n, n.id AS nid WHERE n:Intent
+  MATCH (m:Item {intent_id: nid})
   CREATE (m)-[:IN_INTENT]->(n)
   RETURN count(*) AS intent_items
 }
 CALL {
   WITH n
-  WITH n WHERE n:Task
-  MATCH (t:Task {parent_id: n.id})
+  WITH n, n.id AS nid WHERE n:Task
+  MATCH (t:Task {parent_id: nid})
   WHERE t <> n
   CREATE (t)-[:SUBTASK_OF]->(n)
   RETURN count(*) AS subtasks
 }
 CALL {
   WITH n
-  WITH n WHERE n:Task
-  MATCH (m:Item {task_id: n.id})
+  WITH n, n.id AS nid WHERE n:Task
+  MATCH (m:Item {task_id: nid})
   CREATE (m)-[:IN_TASK]->(n)
   RETURN count(*) AS task_items
 }
