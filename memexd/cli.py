@@ -1,8 +1,11 @@
-"""The ``memexd`` command line: serve, migrate, keys, export-schema.
+"""The ``memexd`` command line: serve, migrate, keys, export-schema, export, import, replay.
 
-Anything that stops ``serve`` or ``migrate`` from starting (a bad setting, the
-port in use, a locked or unwritable data directory, a missing engine program,
-an unreachable engine) is one line on stderr and exit status 2.
+export, import and replay move MemEX files in and out (``memexd.transplant.cli``).
+
+Anything that stops a command from starting (a bad setting, the port in use, a
+locked or unwritable data directory, a missing engine program, an unreachable
+engine) is one line on stderr and exit status 2; a bad argument or input file
+is one line and exit status 1.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from memexd import __version__
 from memexd.access.gate import Gate
 from memexd.errors import BadUserInput, StartupError
 from memexd.settings import Settings, load_settings
+from memexd.transplant import cli as transplant
 
 __all__ = ["main"]
 
@@ -60,7 +64,51 @@ def _parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
     export.add_argument("--output", type=Path, help="write to this file instead of stdout")
+
+    _transplant_commands(commands)
     return parser
+
+
+def _transplant_commands(commands: Any) -> None:
+    """export, import, replay: run by ``memexd.transplant.cli``."""
+    export = commands.add_parser("export", help="write MemEX export JSON (the graph or a slice)")
+    export.add_argument("file", metavar="FILE", help="the JSON file to write ('-': stdout)")
+    for name in ("memory", "intent", "task"):
+        export.add_argument(f"--{name}-ids", nargs="+", action="extend", metavar="ID",
+                            help=f"anchor {name} ids (none at all: the whole graph)")  # fmt: skip
+    for name in ("parents", "children", "aliases", "related-tasks", "related-intents"):
+        export.add_argument(f"--include-{name}", action="store_true")
+
+    imp = commands.add_parser("import", help="import MemEX export JSON (checked whole first)")
+    imp.add_argument("file", metavar="FILE", help="a MemEX export JSON file ('-': stdin)")
+    imp.add_argument(
+        "--skip-existing", action=argparse.BooleanOptionalAction, default=True,
+        help="leave records whose id exists (default); no: update them in place",
+    )  # fmt: skip
+    imp.add_argument("--shallow-compare", action="store_true",
+                     help="with --skip-existing: a differing record is a conflict")  # fmt: skip
+    imp.add_argument("--re-id", action="store_true",
+                     help="with --shallow-compare: a differing record gets a new id")  # fmt: skip
+    imp.add_argument("--scope", help="the scope of created intents and tasks")
+    imp.add_argument("--report", metavar="FILE", help="write the import report there as JSON")
+
+    replay = commands.add_parser(
+        "replay", help="apply a MemEX command or envelope log, in order",
+        description="Apply a MemEX log (JSON array or NDJSON). A malformed file is refused "
+        "before anything is applied; once applying, each command is atomic and what is "
+        "applied stays, also if the replay is stopped (engine fault, Ctrl-C).",
+    )  # fmt: skip
+    replay.add_argument("file", metavar="FILE", help="the log ('-': stdin)")
+    kind = replay.add_mutually_exclusive_group()
+    kind.add_argument("--envelopes", action="store_true", help="the log holds envelopes")
+    kind.add_argument("--commands", action="store_true", help="the log holds commands")
+    replay.add_argument("--failures", metavar="FILE",
+                        help="failures as NDJSON (default: FILE.failures.ndjson)")  # fmt: skip
+    for parser in (export, imp, replay):
+        _connection_flags(parser)
+        parser.add_argument("--progress", action="store_true", help="a progress bar on stderr "
+                            "even when it is not a terminal")  # fmt: skip
+        parser.add_argument("--quiet", action="store_true", help="no progress, no summary")
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -74,6 +122,8 @@ def main(argv: list[str] | None = None) -> int:
         "serve": _serve, "migrate": _migrate, "keys": _keys, "export-schema": _export,
     }  # fmt: skip
     try:
+        if args.command in transplant.HANDLERS:
+            return transplant.HANDLERS[args.command](args, _settings(args))
         return int(handler[args.command](args))
     except StartupError as exc:
         print(f"memexd: {exc.message}", file=sys.stderr)
