@@ -11,7 +11,7 @@ CALL {
   UNWIND $updates AS u
   MATCH (n:Item {id: u.id})
   WHERE n.retracted = false AND n.version = u.version AND @writable(n)
-  RETURN collect({node: n, props: u.props}) AS changed
+  RETURN collect({node: n, props: u.props, removed: u.removed}) AS changed
 }
 CALL {
   UNWIND $doomed AS d
@@ -32,7 +32,8 @@ WITH changed, gone, edges,
 CALL {
   WITH changed, ok
   UNWIND CASE WHEN ok THEN changed ELSE [] END AS c
-  WITH c.node AS n, c.props AS props
+  WITH c.node AS n, c.props AS props, c.removed AS removed
+  FOREACH (gone IN removed | SET n += gone)
   SET n += props, n.version = n.version + 1
   RETURN count(*) AS updated
 }

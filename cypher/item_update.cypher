@@ -3,13 +3,15 @@
 // append the memory.updated event. No row back means: gone, or changed since,
 // or a new parent is fenced by a cascade in progress (see item_retract).
 // With $replan (its intent or task changed) it re-links IN_INTENT / IN_TASK.
-// @params id version props relink links replan events writable
+// Stale meta paths are removed apart, one per SET (see records.nulls_apart).
+// @params id version props removed relink links replan events writable
 OPTIONAL MATCH (fenced:Item)
 WHERE $relink AND fenced.id IN $props.parents AND fenced.fence_until > timestamp()
 WITH count(fenced) AS fences
 MATCH (n:Item {id: $id})
 WHERE fences = 0 AND n.retracted = false AND n.version = $version AND @writable(n)
   AND @writable($props)
+FOREACH (gone IN $removed | SET n += gone)
 SET n += $props, n.version = $version + 1
 WITH n
 CALL {

@@ -4,9 +4,11 @@
 // link relationships are made again from the new ones, as in plan_create
 // (PendingItem nodes nothing waits on any more are removed). No row back:
 // changed since (read again) or not writable.
-// @params id version props relink to_intents to_tasks to_items events writable
+// Removed fields come apart, one per SET (see records.nulls_apart).
+// @params id version props removed relink to_intents to_tasks to_items events writable
 MATCH (n:/*<label>*/Intent/*</label>*/ {id: $id})
 WHERE n.version = $version AND @writable(n) AND @writable($props)
+FOREACH (gone IN $removed | SET n += gone)
 SET n += $props, n.version = $version + 1
 WITH n
 CALL {

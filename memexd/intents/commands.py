@@ -46,6 +46,7 @@ from memexd.intents.records import (
     update_props,
 )
 from memexd.intents.spec import INTENT, TASK, Kind
+from memexd.memory.records import nulls_apart
 from memexd.memory.validation import Limits, check_uuid
 from memexd.types import JSONObject
 
@@ -166,7 +167,7 @@ class PlanCommands:
             params = {
                 "id": record_id,
                 "version": current.version,
-                "props": update_props(self.kind, changed),
+                **_props(update_props(self.kind, changed)),
                 "events": [event_props(event)],
                 **relink_params(self.kind, current.data, changed.data),
             }
@@ -189,3 +190,8 @@ def _sole_prefix(access: Access, kind: Kind) -> str:
         f"{len(access.write)} scope prefixes",
         field="scope",
     )
+
+
+def _props(props: dict[str, Any]) -> dict[str, Any]:
+    kept, removed = nulls_apart(props)
+    return {"props": kept, "removed": removed}

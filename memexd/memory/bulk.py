@@ -32,7 +32,7 @@ from memexd.memory import validation as check
 from memexd.memory.filters import Expr, MemoryFilter, Range, conjoin, order_by, prepare, to_cypher
 from memexd.memory.meta import flatten_meta
 from memexd.memory.model import Item, ItemPatch, SortKey
-from memexd.memory.records import item_from_row, item_props
+from memexd.memory.records import item_from_row, item_props, nulls_apart
 from memexd.memory.retraction import Retraction, retraction_events
 from memexd.memory.validation import Limits
 
@@ -216,8 +216,9 @@ class BulkCommands:
                 continue
             merged = self._merged(item, outcome)
             events.append(ev.memory_updated(merged.item, origin, why))
-            updates.append({"id": item.id, "version": version,
-                            "props": _props(item, merged, outcome)})  # fmt: skip
+            props, removed = nulls_apart(_props(item, merged, outcome))
+            updates.append({"id": item.id, "version": version, "props": props,
+                            "removed": removed})  # fmt: skip
         edge_ids = sorted({e.edge_id for i in doomed for e, _ in retracting[i].edges})
         params = {"updates": updates, "edge_ids": edge_ids,
                   "doomed": [{"id": i, "version": v} for i, v in doomed.items()],

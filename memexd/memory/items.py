@@ -27,7 +27,7 @@ from memexd.graph import Graph
 from memexd.memory import validation as check
 from memexd.memory.meta import flatten_meta
 from memexd.memory.model import Item, ItemPatch, NewItem
-from memexd.memory.records import item_from_row, item_props
+from memexd.memory.records import item_from_row, item_props, nulls_apart
 from memexd.memory.retraction import FENCE_MS, Retraction
 from memexd.memory.validation import Limits
 
@@ -113,12 +113,14 @@ class ItemCommands:
             self.graph.access.require_write(current.scope, merged.scope)
             event = ev.memory_updated(merged, origin, Why(author, reason),
                                       moved_from=current.scope)  # fmt: skip
+            props, removed = nulls_apart(_update_props(current, valid))
             written = await self.graph.write(
                 "item_update",
                 {
                     "id": item_id,
                     "version": version,
-                    "props": _update_props(current, valid),
+                    "props": props,
+                    "removed": removed,
                     "relink": patch.parents is not None,
                     "links": _links([merged]) if patch.parents is not None else [],
                     "replan": patch.intent_id is not None or patch.task_id is not None,

