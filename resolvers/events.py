@@ -9,6 +9,8 @@ from memexd.resolvers.args import Limit
 from memexd.schema.common import Info
 from memexd.schema.events import Event, EventFilter
 
+__all__ = ["events"]
+
 
 async def events(
     info: Info,

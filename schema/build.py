@@ -7,6 +7,7 @@ from typing import Any
 import strawberry
 from memexd.schema.mutation import Mutation
 from memexd.schema.query import Query
+from memexd.schema.subscription import Subscription
 from strawberry.schema.config import StrawberryConfig
 
 from memexd.server.extensions import schema_extensions
@@ -25,6 +26,7 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
     return _Schema(
         query=Query,
         mutation=Mutation,
+        subscription=Subscription,
         extensions=schema_extensions(settings),
         # production: no "Did you mean …?" hints about fields a caller guesses
         config=StrawberryConfig(disable_field_suggestions=settings.production),

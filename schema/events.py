@@ -66,11 +66,18 @@ class EventFilter:
         default=None, description="Only these types (`memory.retracted`, …)."
     )
     scope_prefix: str | None = strawberry.field(
-        default=None, description="Only events about things whose scope starts with this."
+        default=None,
+        description="Only events telling about a scope that starts with this (an edge "
+        "event tells about the scopes of both ends).",
+    )
+    item_ids: list[strawberry.ID] | None = strawberry.field(
+        default=None,
+        description="Only events about these items: their own events and those of the "
+        "edges touching them.",
     )
 
     def draft(self) -> EventFilterRecord:
-        return EventFilterRecord(self.namespaces, self.types, self.scope_prefix)
+        return EventFilterRecord(self.namespaces, self.types, self.scope_prefix, self.item_ids)
 
 
 @strawberry.type(description="The events a command emitted.")

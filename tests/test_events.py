@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from typing import Any
+
+from memexd.graph.migrations import migrate
 from tests.support import CREATE_ITEM, Api
 
 EVENTS = """
@@ -86,3 +89,83 @@ async def test_bad_cursor_and_limits(api: Api) -> None:
         "BAD_USER_INPUT"
     ]
     assert await api.codes(EVENTS, limit=-5) == ["BAD_USER_INPUT"]
+
+
+EDGE = """mutation($a: ID!, $b: ID!) { createEdge(input: {from: $a, to: $b, kind: "SUPPORTS",
+  author: "a", sourceKind: "o", authority: 0.5}) { edge { edgeId } } }"""
+RETRACT_EDGE = 'mutation($e: ID!) { retractEdge(edgeId: $e, author: "u") { events { id } } }'
+INTENT = """mutation($i: IntentInput!) { createIntent(input: $i) { intent { id } } }"""
+
+
+async def _graph(api: Api) -> dict[str, str]:
+    """Items x (scope p/a), y (p/b), z (p/a); edges xy and yz (retracted);
+    an intent rooted at x."""
+    made = {name: (await api.create(scope=scope))["id"]
+            for name, scope in (("x", "p/a"), ("y", "p/b"), ("z", "p/a"))}  # fmt: skip
+    for name, a, b in (("xy", "x", "y"), ("yz", "y", "z")):
+        made[name] = (await api.ok(EDGE, a=made[a], b=made[b]))["createEdge"]["edge"]["edgeId"]
+    await api.ok(RETRACT_EDGE, e=made["yz"])
+    plan = {
+        "label": "l",
+        "priority": 0.5,
+        "owner": "o",
+        "scope": "p/a",
+        "rootMemoryIds": [made["x"]],
+    }
+    await api.ok(INTENT, i=plan)
+    return made
+
+
+def _subjects(events: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """(type, id of the item or edge) of each event."""
+    return [
+        (e["type"], e["payload"]["item"]["id"] if "item" in e["payload"]
+         else e["payload"]["edge"]["edge_id"])
+        for e in events
+    ]  # fmt: skip
+
+
+async def test_item_ids_filter_events_about_items_and_the_edges_touching_them(api: Api) -> None:
+    g = await _graph(api)
+    about_x = (await api.ok(EVENTS, f={"itemIds": [g["x"]]}))["events"]
+    assert _subjects(about_x) == [("memory.created", g["x"]), ("edge.created", g["xy"])]
+    about_z = (await api.ok(EVENTS, f={"itemIds": [g["z"].upper()]}))["events"]  # any case
+    assert _subjects(about_z) == [
+        ("memory.created", g["z"]), ("edge.created", g["yz"]), ("edge.retracted", g["yz"])
+    ]  # fmt: skip
+    both = await api.ok(EVENTS, f={"itemIds": [g["x"], g["z"]], "types": ["edge.created"]})
+    assert _subjects(both["events"]) == [("edge.created", g["xy"]), ("edge.created", g["yz"])]
+    assert (await api.ok(EVENTS, f={"itemIds": []}))["events"] == []
+    # intent and task events are about no item
+    assert (await api.ok(EVENTS, f={"itemIds": [g["x"]], "namespaces": ["intent"]}))["events"] == []
+
+
+async def test_scope_prefix_matches_either_end_of_an_edge(api: Api) -> None:
+    g = await _graph(api)
+    in_b = (await api.ok(EVENTS, f={"scopePrefix": "p/b"}))["events"]
+    assert _subjects(in_b) == [
+        ("memory.created", g["y"]), ("edge.created", g["xy"]), ("edge.created", g["yz"]),
+        ("edge.retracted", g["yz"]),
+    ]  # fmt: skip
+
+
+async def test_bad_item_ids_change_nothing(api: Api) -> None:
+    for bad in (["nope"], [7], ["01900000-0000-7000-8000-000000000000"] * 1001):
+        assert await api.codes(EVENTS, f={"itemIds": bad}) == ["BAD_USER_INPUT"]
+
+
+async def test_migration_names_the_items_of_existing_events(api: Api) -> None:
+    """0007 fills ``item_ids`` for events logged before it; running it again
+    changes nothing."""
+    g = await _graph(api)
+    flt = {"itemIds": [g["z"]]}
+    before = (await api.ok(EVENTS, f=flt))["events"]
+    store = api.graph.store
+    await store.write("MATCH (e:Event) REMOVE e.item_ids", {})
+    await store.write("MATCH (m:Migration {version: 7}) DELETE m", {})
+    assert (await api.ok(EVENTS, f=flt))["events"] == []
+    assert [m.version for m in await migrate(api.graph)] == [7]
+    assert (await api.ok(EVENTS, f=flt))["events"] == before
+    await store.write("MATCH (m:Migration {version: 7}) DELETE m", {})
+    await migrate(api.graph)
+    assert (await api.ok(EVENTS, f=flt))["events"] == before

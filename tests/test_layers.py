@@ -9,7 +9,7 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ROOTS = {"schema/query.py", "schema/mutation.py", "schema/build.py"}
+ROOTS = {"schema/query.py", "schema/mutation.py", "schema/subscription.py", "schema/build.py"}
 
 
 def imports(path: Path) -> set[str]:

@@ -5,14 +5,19 @@
 // `scope` is the item's scope (for scope-filtered readers); `scopes` every
 // scope the event tells about (both ends of an edge, an item's scope before
 // and after a move): a caller sees the event only if it can read them all.
+// The counter is locked (written) before it is read: on Neo4j a read before
+// the write lock could see a value a concurrent commit is about to bump, and
+// two commands would share positions. Holding the lock to commit also makes
+// positions visible in order, which the live feed relies on (docs/feed.md).
 // Included as @log_events($events, a.scope, [a.scope, b.scope]) at a point
 // where the statement has one row.
 // @shape logged_events logged_scope logged_scopes
 WITH [] AS logged_events, null AS logged_scope, null AS logged_scopes
 /*<shape>*/WITH *, logged_events AS log_list
 MATCH (log_seq:Counter {name: 'event'})
+SET log_seq.locked = true
 WITH *, log_seq.value AS log_base
-SET log_seq.value = log_base + size(log_list)
+SET log_seq.value = log_base + size(log_list), log_seq.locked = null
 FOREACH (log_i IN range(0, size(log_list) - 1) |
   CREATE (log_e:Event)
   SET log_e = log_list[log_i], log_e.seq = log_base + log_i + 1,

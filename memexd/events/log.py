@@ -1,22 +1,35 @@
-"""Reading the persistent event log in commit order."""
+"""Reading the persistent event log in commit order.
+
+Every event has ``seq``, its position in the log: a counter bumped by the
+statement that logs it, so positions follow commit order and every event up
+to the counter's value (the *head*) is committed. The event log query reads
+pages after a cursor; the live feed (``memexd.feed``) reads between its own
+position and the head.
+"""
 
 from __future__ import annotations
 
+import builtins
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from memexd.errors import BadUserInput
 from memexd.events.vocabulary import Event, event_from_row
 from memexd.graph import Graph
 from memexd.memory.validation import (
     Limits,
+    check_ids,
     check_limit,
     check_names,
     check_optional_text,
     check_uuid,
 )
 
-__all__ = ["EventFilter", "EventLog"]
+__all__ = ["END", "EventFilter", "EventLog", "LogFilter", "Logged"]
+
+#: A position past any the log will reach: "up to the end".
+END = 2**62
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,10 +37,27 @@ class EventFilter:
     namespaces: Sequence[str] | None = None
     types: Sequence[str] | None = None
     scope_prefix: str | None = None
+    #: events about these items: item events of them, edge events touching them
+    item_ids: Sequence[str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class LogFilter:
+    """A checked :class:`EventFilter`, as the query's parameters."""
+
+    params: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Logged:
+    """An event with its log position."""
+
+    seq: int
+    event: Event
 
 
 class EventLog:
-    """Reads the log in commit order (a counter bumped inside each write)."""
+    """Reads the log in commit order, as the caller (its grants apply)."""
 
     def __init__(self, graph: Graph, limits: Limits) -> None:
         self.graph = graph
@@ -36,19 +66,45 @@ class EventLog:
     async def list(
         self, flt: EventFilter | None, after: str | None, limit: int | None
     ) -> list[Event]:
-        flt = flt or EventFilter()
+        """Up to ``limit`` events after the event ``after`` (from the start without)."""
+        checked = self.check(flt)
         page = self.limits.max_page
-        params = {
-            "namespaces": check_names(flt.namespaces, "filter.namespaces", self.limits),
-            "types": check_names(flt.types, "filter.types", self.limits),
-            "scope_prefix": check_optional_text(flt.scope_prefix, "filter.scopePrefix"),
-            "limit": page if limit is None else check_limit(limit, "limit", maximum=page),
-        }
-        floor = 0
-        if after is not None:
-            rows = await self.graph.read("event_seq", {"id": check_uuid(after, "after")})
-            if not rows:
-                raise BadUserInput(f"no event {after}", field="after")
-            floor = int(rows[0]["seq"])
-        rows = await self.graph.read("event_list", {"after": floor, **params})
-        return [event_from_row(row["event"]) for row in rows]
+        size = page if limit is None else check_limit(limit, "limit", maximum=page)
+        floor = 0 if after is None else await self.position(after)
+        return [e.event for e in await self.read(checked, floor, END, size)]
+
+    def check(self, flt: EventFilter | None) -> LogFilter:
+        """The filter checked whole (``BAD_USER_INPUT`` naming the bad field)."""
+        flt = flt or EventFilter()
+        items = flt.item_ids
+        return LogFilter(
+            {
+                "namespaces": check_names(flt.namespaces, "filter.namespaces", self.limits),
+                "types": check_names(flt.types, "filter.types", self.limits),
+                "scope_prefix": check_optional_text(flt.scope_prefix, "filter.scopePrefix"),
+                "item_ids": None
+                if items is None
+                else check_ids(items, "filter.itemIds", max_len=self.limits.max_list),
+            }
+        )
+
+    async def position(self, cursor: str) -> int:
+        """The log position of the event ``cursor``; an event the caller cannot
+        read is as unknown as one that never was (``BAD_USER_INPUT``)."""
+        rows = await self.graph.read("event_seq", {"id": check_uuid(cursor, "after")})
+        if not rows:
+            raise BadUserInput(f"no event {cursor}", field="after")
+        return int(rows[0]["seq"])
+
+    async def head(self) -> int:
+        """The position of the last event logged (0 for an empty log)."""
+        rows = await self.graph.read("event_head")
+        return int(rows[0]["head"]) if rows else 0
+
+    async def read(
+        self, flt: LogFilter, after: int, upto: int, limit: int
+    ) -> builtins.list[Logged]:
+        """The events matching ``flt`` in ``(after, upto]``, the first ``limit`` of them."""
+        params = {"after": after, "upto": upto, "limit": limit, **flt.params}
+        rows = await self.graph.read("event_list", params)
+        return [Logged(int(row["seq"]), event_from_row(row["event"])) for row in rows]

@@ -64,6 +64,9 @@ class Event:
     scopes: tuple[str, ...] | None = None
     #: Id of the item, edge, intent or task the event concerns.
     subject: str | None = None
+    #: The items the event is about (the item; both ends of an edge; none for
+    #: intents and tasks): the feed's ``itemIds`` filter matches on them.
+    item_ids: tuple[str, ...] = ()
     #: ``payload`` already serialised, when the command had it at hand.
     payload_json: str | None = field(default=None, compare=False, repr=False)
 
@@ -88,6 +91,7 @@ def _event(
     scope: str | None = None,
     scopes: tuple[str, ...] | None = None,
     record_json: str | None = None,
+    item_ids: tuple[str, ...] = (),
 ) -> Event:
     """A new event whose payload is MemEX's lifecycle event: the namespace,
     the type, the whole record (``key``: item, edge, intent or task) and the
@@ -112,6 +116,7 @@ def _event(
         scope=scope,
         scopes=scopes,
         subject=subject,
+        item_ids=item_ids,
         payload_json=text,
     )
 
@@ -131,7 +136,7 @@ def memory_created(
     text = None if content_json is None else item_json_text(doc, content_json, meta_json)
     return _event("memory.created", "memory.create", "item", doc, origin,
                   why or Why(item.author), subject=item.id, scope=item.scope,
-                  record_json=text)  # fmt: skip
+                  record_json=text, item_ids=(item.id,))  # fmt: skip
 
 
 def memory_updated(
@@ -145,16 +150,23 @@ def memory_updated(
     the update moves it (the event then tells about both scopes)."""
     scopes = None if moved_from in (None, item.scope) else (str(moved_from), item.scope)
     return _event("memory.updated", "memory.update", "item", item_json(item), origin, why,
-                  subject=item.id, scope=item.scope, scopes=scopes)  # fmt: skip
+                  subject=item.id, scope=item.scope, scopes=scopes,
+                  item_ids=(item.id,))  # fmt: skip
 
 
 def memory_retracted(item: Item, origin: Origin, why: Why) -> Event:
     """The whole item as it was when retracted."""
     return _event("memory.retracted", "memory.retract", "item", item_json(item), origin, why,
-                  subject=item.id, scope=item.scope, scopes=(item.scope,))  # fmt: skip
+                  subject=item.id, scope=item.scope, scopes=(item.scope,),
+                  item_ids=(item.id,))  # fmt: skip
 
 
 # ------------------------------------------------------------------ edge.*
+
+
+def _ends(edge: Edge) -> tuple[str, str]:
+    """An edge event is about both items the edge joins."""
+    return (edge.from_id, edge.to_id)
 
 
 def edge_created(
@@ -163,7 +175,8 @@ def edge_created(
     """``scopes``: the scopes of the edge's ends, when the command knows them."""
     return _event("edge.created", "edge.create", "edge", edge_json(edge), origin,
                   why or Why(edge.author), subject=edge.edge_id,
-                  scope=None if scopes is None else scopes[0], scopes=scopes)  # fmt: skip
+                  scope=None if scopes is None else scopes[0], scopes=scopes,
+                  item_ids=_ends(edge))  # fmt: skip
 
 
 def edge_updated(
@@ -172,7 +185,7 @@ def edge_updated(
     """The whole edge after the update."""
     return _event("edge.updated", "edge.update", "edge", edge_json(edge), origin, why,
                   subject=edge.edge_id, scope=None if scopes is None else scopes[0],
-                  scopes=scopes)  # fmt: skip
+                  scopes=scopes, item_ids=_ends(edge))  # fmt: skip
 
 
 def edge_retracted(
@@ -187,7 +200,7 @@ def edge_retracted(
     goes because an item it touches was retracted."""
     return _event("edge.retracted", cause, "edge", edge_json(edge), origin, why,
                   subject=edge.edge_id, scope=None if scopes is None else scopes[0],
-                  scopes=scopes)  # fmt: skip
+                  scopes=scopes, item_ids=_ends(edge))  # fmt: skip
 
 
 # ------------------------------------------------------------------ intent.*, task.*
@@ -222,6 +235,8 @@ def event_props(event: Event) -> dict[str, Any]:
         "scope": event.scope,
         "scopes": None if event.scopes is None else list(event.scopes),
         "subject": event.subject,
+        # left out when empty: an empty list is no property on either engine
+        "item_ids": list(event.item_ids) or None,
     }
     props.update(present(optional))
     return props

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import re
@@ -17,10 +18,11 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
-from starlette.websockets import WebSocket
+from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
 from strawberry.exceptions import ConnectionRejectionError
 from strawberry.http import GraphQLHTTPResponse, process_result
+from strawberry.http.exceptions import WebSocketDisconnected
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
 
@@ -29,6 +31,11 @@ from memexd.access.grants import NOBODY
 from memexd.core import Memex
 from memexd.errors import MemexError, StorageUnavailable, Unauthenticated
 from memexd.events.vocabulary import Origin
+from memexd.feed.hub import Feed
+from memexd.feed.settings import load_feed_settings
+from memexd.feed.signals import drain_on_exit
+from memexd.feed.store import WakingStore
+from memexd.feed.transport import FeedTransport, close_reason, subscribes
 from memexd.graph.open import open_migrated
 from memexd.memory.validation import long_number
 from memexd.schema.build import build_schema
@@ -75,34 +82,45 @@ def _no_constants(name: str) -> Any:
 
 
 class _WebSocket(ASGIWebSocketAdapter):
-    """Closes a rejected ``connection_init`` with the code memexd chose
-    (Strawberry closes every rejection as 4403 Forbidden)."""
+    """Sends text frames, as graphql-transport-ws requires (browsers' clients
+    cannot parse binary ones), and closes a rejected ``connection_init`` with
+    the code memexd chose (Strawberry closes every rejection as 4403)."""
+
+    async def send_json(self, message: Any) -> None:
+        if self.ws.application_state is not WebSocketState.CONNECTED:
+            raise WebSocketDisconnected  # closed already: nothing more goes out
+        try:
+            await self.ws.send_text(orjson.dumps(message).decode())
+        except WebSocketDisconnect as exc:
+            raise WebSocketDisconnected from exc
 
     async def close(self, code: int, reason: str) -> None:
+        if self.ws.application_state is not WebSocketState.CONNECTED:
+            return
         rejected = self.ws.scope.get(_REJECTION)
         if code == WS_FORBIDDEN and rejected is not None:
             code, reason = rejected
-        await super().close(code, reason)
-
-
-def _close_reason(code: str, message: str) -> str:
-    """A close reason fits in 123 bytes."""
-    return f"{code}: {message}".encode()[:123].decode(errors="ignore")
+        with contextlib.suppress(WebSocketDisconnect):  # the peer left: closed already
+            await super().close(code, reason)
 
 
 class _GraphQLApp(GraphQL[Context, None]):
     websocket_adapter_class = _WebSocket
+    graphql_transport_ws_handler_class = FeedTransport
 
-    def __init__(self, holder: _Holder, settings: Settings, gate: Gate) -> None:
+    def __init__(self, holder: _Holder, settings: Settings, gate: Gate, feed: Feed) -> None:
         super().__init__(
             build_schema(settings),
             graphql_ide="graphiql" if settings.ide else None,
             allow_queries_via_get=not settings.production,
             # the maintained protocol only: its connection_init carries credentials
             subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
+            max_subscriptions_per_connection=feed.settings.max_subscriptions,
         )
         self.holder = holder
         self.gate = gate
+        self.feed = feed
+        self.max_tokens = settings.max_tokens
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -170,7 +188,17 @@ class _GraphQLApp(GraphQL[Context, None]):
         else:
             access = self.gate.authenticate(request.headers.get("authorization"))
             log.debug("%s %s by %s", request.method, request.url.path, access.name)
-        return Context.of(memex.as_caller(access), _origin(request.headers), request)
+        return Context.of(memex.as_caller(access), _origin(request.headers), request, self.feed)
+
+    async def execute_operation(self, *args: Any, **kwargs: Any) -> Any:
+        """HTTP runs queries and mutations; a subscription needs the WebSocket
+        (graphql-core would run it as a query and fail on its non-null root)."""
+        data = kwargs.get("request_data", args[2] if len(args) > 2 else None)
+        query, name = getattr(data, "query", None), getattr(data, "operation_name", None)
+        if isinstance(query, str) and subscribes(query, name, self.max_tokens):
+            raise HTTPException(400, "subscriptions are served over WebSocket: "
+                                     "graphql-transport-ws on /graphql")  # fmt: skip
+        return await super().execute_operation(*args, **kwargs)
 
     def _ide_page(self, request: Request) -> bool:
         return self.graphql_ide is not None and self.should_render_graphql_ide(
@@ -184,14 +212,17 @@ class _GraphQLApp(GraphQL[Context, None]):
         given = None
         if isinstance(params, dict):
             given = params.get("Authorization", params.get("authorization"))
+        credential = given if isinstance(given, str) else None
         try:
-            access = self.gate.authenticate(given if isinstance(given, str) else None)
+            access = self.gate.authenticate(credential)
         except Unauthenticated as exc:
             if context.request is not None:
-                reason = _close_reason(exc.code, exc.message)
+                reason = close_reason(exc.code, exc.message)
                 context.request.scope[_REJECTION] = (WS_UNAUTHENTICATED, reason)
             raise ConnectionRejectionError from None
         context.rebind(context.memex.as_caller(access))
+        # the connection may live for days: its heartbeats check the credentials again
+        context.recheck = lambda: self.gate.authenticate(credential)
 
 
 def create_app(settings: Settings | None = None, *, store: GraphStore | None = None) -> Starlette:
@@ -201,21 +232,27 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
     settings = settings or load_settings()
     holder = _Holder()
     gate = Gate(settings)
+    feed = Feed(load_feed_settings())
     if store is not None:
-        holder.memex = Memex(store, settings)
+        holder.memex = Memex(WakingStore(store, feed.wake), settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        if store is not None:
-            yield
-            return
-        opened, _ = await open_migrated(settings)
+        restore = drain_on_exit(feed)
         try:
-            holder.memex = Memex(opened, settings)
-            yield
+            if store is not None:
+                yield
+                return
+            opened, _ = await open_migrated(settings)
+            try:
+                holder.memex = Memex(WakingStore(opened, feed.wake), settings)
+                yield
+            finally:
+                holder.memex = None
+                await opened.close()
         finally:
-            holder.memex = None
-            await opened.close()
+            restore()
+            await feed.close()
 
     async def healthz(request: Request) -> JSONResponse:
         memex = holder.memex
@@ -227,7 +264,7 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
             return JSONResponse({"status": "graph engine unavailable"}, status_code=503)
         return JSONResponse({"status": "ok", "backend": memex.graph.backend})
 
-    graphql = _GraphQLApp(holder, settings, gate)
+    graphql = _GraphQLApp(holder, settings, gate, feed)
     app = Starlette(
         routes=[
             *(graphiql.asset_routes() if settings.ide else []),
@@ -238,6 +275,7 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
         lifespan=lifespan,
     )
     app.state.gate = gate
+    app.state.feed = feed
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     if settings.cors_origins:
         app.add_middleware(

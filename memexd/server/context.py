@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from starlette.requests import HTTPConnection
 
@@ -10,6 +12,9 @@ from memexd.access.grants import Access
 from memexd.core import Memex
 from memexd.events.vocabulary import Origin
 from memexd.server.loaders import Loaders
+
+if TYPE_CHECKING:
+    from memexd.feed.hub import Feed
 
 __all__ = ["Context"]
 
@@ -24,10 +29,21 @@ class Context:
     request: HTTPConnection | None = None
     #: the WebSocket ``connection_init`` payload (Strawberry fills it in)
     connection_params: object = None
+    #: the process's live feed (subscriptions); ``None`` outside a server
+    feed: Feed | None = None
+    #: a WebSocket's credentials checked again (raises ``Unauthenticated``
+    #: once they stop working): long-lived connections call it now and then
+    recheck: Callable[[], Access] | None = None
 
     @classmethod
-    def of(cls, memex: Memex, origin: Origin, request: HTTPConnection | None = None) -> Context:
-        return cls(memex=memex, loaders=Loaders(memex), origin=origin, request=request)
+    def of(
+        cls,
+        memex: Memex,
+        origin: Origin,
+        request: HTTPConnection | None = None,
+        feed: Feed | None = None,
+    ) -> Context:
+        return cls(memex=memex, loaders=Loaders(memex), origin=origin, request=request, feed=feed)
 
     @property
     def access(self) -> Access:
