@@ -78,6 +78,13 @@ class Settings(BaseSettings):
     body_timeout_s: Seconds = 30.0
     keep_alive_s: Seconds = 5.0
     max_connections: Positive = 1_000
+    # the live feed (docs/feed.md)
+    feed_buffer: int = Field(500, ge=2, le=100_000)
+    feed_max_lag: Positive = 100_000
+    feed_poll_s: Seconds = 0.1
+    feed_heartbeat_s: Seconds = 15.0
+    feed_drain_s: Seconds = 5.0
+    feed_max_subscriptions: int = Field(100, ge=1, le=10_000)
     # access control (README: Access control)
     env: Literal["development", "production"] = "development"
     allow_anonymous: bool = False

@@ -1,52 +1,35 @@
-"""The live feed's settings, read once like every other (``MEMEXD_FEED_*``).
-
-Kept beside the feed until they join :class:`memexd.settings.Settings`; a
-bad value fails at start-up with one line naming the variable, as there.
-"""
+"""The live feed's settings: the ``feed_*`` part of :class:`memexd.settings.Settings`
+(``MEMEXD_FEED_*``), read once with the others."""
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import Annotated
+from dataclasses import dataclass
 
-from pydantic import Field, ValidationError
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from memexd.settings import Settings
 
-from memexd.errors import SettingsError
-
-__all__ = ["FeedSettings", "load_feed_settings"]
-
-Seconds = Annotated[float, Field(gt=0, le=3600)]
+__all__ = ["FeedSettings"]
 
 
-class FeedSettings(BaseSettings):
+@dataclass(frozen=True, slots=True)
+class FeedSettings:
     """How subscriptions read the log (docs/feed.md)."""
 
-    model_config = SettingsConfigDict(
-        env_prefix="MEMEXD_FEED_", env_file=".env", extra="ignore", frozen=True
-    )
-
     #: events read ahead per subscription, waiting to be sent (memory bound)
-    buffer: int = Field(500, ge=2, le=100_000)
+    buffer: int = 500
     #: how much further behind the head than at its closest a subscription may
     #: fall before it is closed as a slow consumer (log positions)
-    max_lag: int = Field(100_000, ge=1)
+    max_lag: int = 100_000
     #: how often the log's head is read when no write of this process woke the
     #: feed (writes by other processes are seen within this)
-    poll_s: Seconds = 0.1
+    poll_s: float = 0.1
     #: seconds between server pings; a connection silent for two is closed
-    heartbeat_s: Seconds = 15.0
+    heartbeat_s: float = 15.0
     #: how long shutdown waits for subscriptions to complete
-    drain_s: Seconds = 5.0
+    drain_s: float = 5.0
     #: subscriptions (and other operations) at once on one connection
-    max_subscriptions: int = Field(100, ge=1, le=10_000)
+    max_subscriptions: int = 100
 
-
-def load_feed_settings(env_file: Path | None = Path(".env")) -> FeedSettings:
-    try:
-        return FeedSettings(_env_file=env_file)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        name = str(first["loc"][0]) if first["loc"] else "feed"
-        message = str(first["msg"]).removeprefix("Value error, ")
-        raise SettingsError(f"MEMEXD_FEED_{name.upper()}: {message}") from None
+    @classmethod
+    def of(cls, s: Settings) -> FeedSettings:
+        return cls(s.feed_buffer, s.feed_max_lag, s.feed_poll_s, s.feed_heartbeat_s,
+                   s.feed_drain_s, s.feed_max_subscriptions)  # fmt: skip

@@ -32,7 +32,7 @@ from memexd.core import Memex
 from memexd.errors import MemexError, StorageUnavailable, Unauthenticated
 from memexd.events.vocabulary import Origin
 from memexd.feed.hub import Feed
-from memexd.feed.settings import load_feed_settings
+from memexd.feed.settings import FeedSettings
 from memexd.feed.signals import drain_on_exit
 from memexd.feed.store import WakingStore
 from memexd.feed.transport import FeedTransport, close_reason, subscribes
@@ -232,7 +232,7 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
     settings = settings or load_settings()
     holder = _Holder()
     gate = Gate(settings)
-    feed = Feed(load_feed_settings())
+    feed = Feed(FeedSettings.of(settings))
     if store is not None:
         holder.memex = Memex(WakingStore(store, feed.wake), settings)
 
