@@ -19,6 +19,7 @@ from memexd.memory.edges import EdgeCommands, EdgeReads
 from memexd.memory.items import ItemCommands
 from memexd.memory.reads import ItemReads
 from memexd.memory.validation import Limits
+from memexd.retrieval.service import Retrieval
 from memexd.settings import Settings
 from memexd.transplant.export import Exporter
 from memexd.transplant.replay import Replay
@@ -125,3 +126,7 @@ class Memex:
     @cached_property
     def importer(self) -> Importer:
         return Importer(self)
+
+    @cached_property
+    def retrieval(self) -> Retrieval:
+        return Retrieval(self.graph, self.limits, self.item_reads)

@@ -8,6 +8,7 @@ from memexd.resolvers import events as events_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
+from memexd.resolvers import retrieval as retrieval_r
 from memexd.resolvers import stats as stats_r
 from memexd.resolvers import transplant as transplant_r
 from memexd.schema.edges import Edge
@@ -15,6 +16,7 @@ from memexd.schema.events import Event
 from memexd.schema.integrity import Contradiction, ProvenanceGraph, StaleItem
 from memexd.schema.intents import Intent, Task
 from memexd.schema.items import MemoryItem
+from memexd.schema.retrieval import RetrievalExplanation, ScoredItem
 from memexd.schema.stats import GraphStats
 from strawberry.scalars import JSON
 
@@ -93,4 +95,24 @@ class Query:
     stats: GraphStats = strawberry.field(
         resolver=stats_r.stats,
         description="MemEX's getStats over what the caller can read, aggregated in the database.",
+    )
+    scored_items: list[ScoredItem] = strawberry.field(
+        resolver=retrieval_r.scored_items,
+        description="Items scored in the database: pre-filter, score (weights, decay), minScore, "
+        "post-filter, paging; score descending, ties by id.",
+    )
+    items_by_budget: list[ScoredItem] = strawberry.field(
+        resolver=retrieval_r.items_by_budget,
+        description="Greedy packing in score order under a cost budget, streamed from the "
+        "database until the budget is full.",
+    )
+    smart_retrieve: list[ScoredItem] = strawberry.field(
+        resolver=retrieval_r.smart_retrieve,
+        description="Filter, score, contradiction policy, diversity, then budget packing "
+        "(docs/retrieval.md).",
+    )
+    smart_retrieve_explained: RetrievalExplanation = strawberry.field(
+        resolver=retrieval_r.smart_retrieve_explained,
+        description="smartRetrieve, with what it left out and why (superseded, lost a "
+        "contradiction, diversity penalty, over budget).",
     )
