@@ -14,39 +14,7 @@ WHERE dup IS NULL AND @writable($props)
 CREATE (n:/*<label>*/Intent/*</label>*/)
 SET n = $props
 WITH n
-CALL {
-  WITH n
-  UNWIND $to_intents AS link
-  MATCH (i:Intent {id: link.id})
-  FOREACH (_ IN CASE WHEN link.type = 'SUBINTENT_OF' THEN [1] ELSE [] END |
-    CREATE (n)-[:SUBINTENT_OF]->(i))
-  FOREACH (_ IN CASE WHEN link.type = 'FOR_INTENT' THEN [1] ELSE [] END |
-    CREATE (n)-[:FOR_INTENT]->(i))
-  RETURN count(*) AS to_intents
-}
-CALL {
-  WITH n
-  UNWIND $to_tasks AS id
-  MATCH (t:Task {id: id})
-  CREATE (n)-[:SUBTASK_OF]->(t)
-  RETURN count(*) AS to_tasks
-}
-CALL {
-  WITH n
-  UNWIND $to_items AS link
-  OPTIONAL MATCH (m:Item {id: link.id})
-  FOREACH (_ IN CASE WHEN m IS NULL THEN [1] ELSE [] END | MERGE (:PendingItem {id: link.id}))
-  WITH n, link, m
-  OPTIONAL MATCH (w:PendingItem {id: link.id})
-  WITH n, link, coalesce(m, w) AS x
-  FOREACH (_ IN CASE WHEN link.type = 'ROOT' THEN [1] ELSE [] END |
-    CREATE (n)-[:ROOT {ord: link.ord}]->(x))
-  FOREACH (_ IN CASE WHEN link.type = 'READS' THEN [1] ELSE [] END |
-    CREATE (n)-[:READS {ord: link.ord}]->(x))
-  FOREACH (_ IN CASE WHEN link.type = 'WROTE' THEN [1] ELSE [] END |
-    CREATE (n)-[:WROTE {ord: link.ord}]->(x))
-  RETURN count(*) AS to_items
-}
+@plan_links(n)
 CALL {
   WITH n
   WITH n, n.id AS nid WHERE n:Intent

@@ -34,7 +34,6 @@ UNGUARDED = {
     # ids are global (dup); n is the record being created (its scope is
     # checked); i, t, m are records it links to or that name it
     "plan_create": {"dup", "i", "m", "n", "t"},
-    "plan_write": {"i", "m", "t"},
     # the same two items as w and l, which are checked
     "contradiction_pair": {"a", "b"},
     # the far end of an edge that goes with a retracted item, whoever owns it
