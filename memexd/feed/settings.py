@@ -12,22 +12,23 @@ __all__ = ["FeedSettings"]
 
 @dataclass(frozen=True, slots=True)
 class FeedSettings:
-    """How subscriptions read the log (docs/feed.md)."""
+    """How subscriptions read the log (docs/feed.md): a view of the
+    ``feed_*`` settings, whose defaults and bounds live in ``Settings`` only."""
 
     #: events read ahead per subscription, waiting to be sent (memory bound)
-    buffer: int = 500
+    buffer: int
     #: how much further behind the head than at its closest a subscription may
     #: fall before it is closed as a slow consumer (log positions)
-    max_lag: int = 100_000
+    max_lag: int
     #: how often the log's head is read when no write of this process woke the
     #: feed (writes by other processes are seen within this)
-    poll_s: float = 0.1
+    poll_s: float
     #: seconds between server pings; a connection silent for two is closed
-    heartbeat_s: float = 15.0
+    heartbeat_s: float
     #: how long shutdown waits for subscriptions to complete
-    drain_s: float = 5.0
+    drain_s: float
     #: subscriptions (and other operations) at once on one connection
-    max_subscriptions: int = 100
+    max_subscriptions: int
 
     @classmethod
     def of(cls, s: Settings) -> FeedSettings:
