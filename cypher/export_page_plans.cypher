@@ -6,4 +6,4 @@ WHERE n.id > $after AND @readable(n)
 WITH n
 ORDER BY n.id
 LIMIT $limit
-RETURN properties(n) AS record
+RETURN @plan(n) AS record

@@ -9,4 +9,4 @@ MATCH (n:/*<label>*/Intent/*</label>*/)-[:SUBINTENT_OF|SUBTASK_OF]->(p)
 WHERE @readable(n)
 WITH id, n
 ORDER BY n.id
-RETURN id, collect(properties(n)) AS records
+RETURN id, collect(@plan(n)) AS records

@@ -3,4 +3,4 @@
 UNWIND $ids AS id
 MATCH (n:/*<label>*/Intent/*</label>*/ {id: id})
 WHERE @readable(n)
-RETURN properties(n) AS record
+RETURN @plan(n) AS record

@@ -8,5 +8,5 @@ WHERE n.retracted = false AND @readable(n) AND (/*<filter>*/true/*</filter>*/)
 WITH n, /*<score>*/n.authority/*</score>*/ AS score
 OPTIONAL MATCH (n)<-[s:SUPERSEDES]-(w:Item)
 WHERE s.active = true AND s.retracted = false AND w.retracted = false AND @readable(w)
-RETURN n.id AS id, /*<exact>*/[null, score, null]/*</exact>*/ AS exact,
+RETURN n.id AS id, @exact(score) AS exact,
   collect(w.id) AS superseded_by

@@ -17,5 +17,5 @@ WITH n, score
 ORDER BY score DESC, n.id ASC
 LIMIT $limit
 /*<marks>*/WITH n, score, [] AS superseded_by, [] AS contradicts/*</marks>*/
-RETURN @item(n) AS item, /*<exact>*/[null, score, null]/*</exact>*/ AS exact,
+RETURN @item(n) AS item, @exact(score) AS exact,
   superseded_by, contradicts

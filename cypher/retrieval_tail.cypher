@@ -12,6 +12,6 @@ WITH n.author AS author, n.source_kind AS source_kind, max(score) AS score,
   sum(CASE WHEN NOT coalesce(/*<cost>*/1/*</cost>*/ > $cap, false) THEN 1 ELSE 0 END) AS fitting,
   count(n) AS total
 ORDER BY score DESC, author, source_kind
-WITH collect([author, source_kind, /*<exact>*/[null, score, null]/*</exact>*/]) AS groups,
+WITH collect([author, source_kind, @exact(score)]) AS groups,
   sum(fitting) AS fitting, sum(total) AS total
 RETURN groups[0..$groups] AS groups, fitting, total

@@ -16,4 +16,4 @@ WHERE @readable(n)
 WITH n
 ORDER BY n.id
 LIMIT $limit
-RETURN properties(n) AS record
+RETURN @plan(n) AS record

@@ -8,4 +8,4 @@ MATCH (n:Task)-[:FOR_INTENT]->(i)
 WHERE @readable(n)
 WITH id, n
 ORDER BY n.id
-RETURN id, collect(properties(n)) AS records
+RETURN id, collect(@plan(n)) AS records

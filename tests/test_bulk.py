@@ -100,23 +100,16 @@ class Twin:
         return edge.edge_id
 
     async def items_now(self) -> dict[str, Any]:
-        """The live items, as MemEX JSON, by id (scores to 15 digits: see :func:`digits`)."""
+        """The live items, as MemEX JSON, by id (every digit of every score)."""
         found = await self.core.item_reads.find(MemoryFilter(scope_prefix=self.scope))
-        return {i.id: digits(item_json(i)) for i in found}
+        return {i.id: item_json(i) for i in found}
 
     def memex_items(self) -> dict[str, Any]:
         return memex_items(self.state)
 
 
-def digits(record: dict[str, Any]) -> dict[str, Any]:
-    """Scores to 15 significant digits: FalkorDB stores doubles exactly but its
-    replies print them so (0.1 + 0.2 reads back as 0.3). Events are exact."""
-    return {k: float(f"{v:.15g}") if k in SCORES and v is not None else v
-            for k, v in record.items()}  # fmt: skip
-
-
 def memex_items(state: memex.GraphState) -> dict[str, Any]:
-    return {i.id: digits(wire(i)) for i in state.items.values()}
+    return {i.id: wire(i) for i in state.items.values()}
 
 
 def texts(payloads: list[Any]) -> list[str]:

@@ -147,7 +147,7 @@ def _shape(backend: str, name: str, args: list[str]) -> str:
     variables = declared.group(1).split() if declared else []
     if len(variables) != len(args):
         raise ValueError(f"@{name} takes {variables}, got {args}")
-    text = parse(f"shapes/{name}", source).slot("shape")
+    text = compose(parse(f"shapes/{name}", source).slot("shape"), backend)  # shapes nest
     if not variables:
         return text
     renamed = dict(zip(variables, args, strict=True))

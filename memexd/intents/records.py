@@ -14,6 +14,7 @@ from typing import Any
 import orjson
 
 from memexd.errors import BadUserInput
+from memexd.graph.numbers import precise
 from memexd.ids import new_id
 from memexd.intents.spec import Kind
 from memexd.memory import validation as check
@@ -164,6 +165,8 @@ def record_from_row(kind: Kind, row: Row) -> Record:
     data: JSONObject = {}
     for name in kind.order:
         value = row.get(name)
+        if name == "priority":
+            value = precise(value, row.get("exact_priority"))
         if value is not None:
             data[name] = orjson.loads(value) if name in kind.objects else value
     return Record(data, row["scope"], int(row["version"]))

@@ -5,7 +5,7 @@ sum of the trust scores, times the decay multiplier at the query's ``now``)
 and orders by it, so the service never loads the candidates to rank them.
 FalkorDB prints doubles with 15 significant digits, which would break ties
 and equalities that MemEX sees, so the score travels exactly
-(``fragments/score_exact``) and :func:`exact` rebuilds it.
+(``shapes/exact``) and :func:`memexd.graph.numbers.exact` rebuilds it.
 
 A score's breakdown (each weighted part and the decay multiplier) is worked
 out here from the item as read, with the same arithmetic.
@@ -15,15 +15,12 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
 from memexd.graph import Graph
 from memexd.memory.model import Item
 from memexd.retrieval.spec import CostSpec, ScoreSpec
 
-__all__ = ["Breakdown", "breakdown", "decay_multiplier", "exact", "slots"]
-
-_HALF = 134_217_728.0  # 2^27
+__all__ = ["Breakdown", "breakdown", "decay_multiplier", "slots"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,7 +78,7 @@ def slots(
     def text(name: str, slot: str = "value") -> str:
         return graph.queries.get(f"fragments/{name}").slot(slot)
 
-    out = {"score": text(f"score_{(score.decay or 'plain').lower()}"), "exact": text("score_exact")}
+    out = {"score": text(f"score_{(score.decay or 'plain').lower()}")}
     if cost is not None and cost.model != "UNIT":
         out["cost"] = text(_COSTS[cost.model])
     if marks:
@@ -91,9 +88,3 @@ def slots(
 
 _COSTS = {"CONTENT_CHARS": "score_cost_chars", "CONTENT_TOKENS": "score_cost_tokens",
           "META_FIELD": "score_cost_meta"}  # fmt: skip
-
-
-def exact(cell: list[Any]) -> float:
-    """The score an ``exact`` column carries: ``(hi·2^27 + lo)·2^(e-52)``."""
-    hi, lo, e = cell
-    return math.ldexp(hi * _HALF + lo, e - 52)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
 from memexd.graph import Graph
+from memexd.graph.numbers import exact
 from memexd.memory.model import Item
 from memexd.memory.reads import ItemReads
 from memexd.memory.records import item_from_row
@@ -24,7 +25,7 @@ from memexd.retrieval.budget import Entry
 from memexd.retrieval.contradictions import opposing
 from memexd.retrieval.explain import Exclusion
 from memexd.retrieval.pipeline import Outcome, Pipeline
-from memexd.retrieval.scoring import Breakdown, breakdown, exact, slots
+from memexd.retrieval.scoring import Breakdown, breakdown, slots
 from memexd.retrieval.spec import (
     BudgetQuery,
     Plan,

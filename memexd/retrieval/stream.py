@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from memexd.graph import Graph
-from memexd.retrieval.scoring import exact, slots
+from memexd.graph.numbers import exact
+from memexd.retrieval.scoring import slots
 from memexd.retrieval.spec import Plan
 from memexd.types import Row as DbRow
 

@@ -1,0 +1,35 @@
+"""Numbers read back to the last digit.
+
+FalkorDB prints every double in a reply with 15 significant digits, so a score
+such as ``0.8 * 0.1 = 0.08000000000000002`` would come back as ``0.08``.
+Statements that return stored doubles also return them through
+``shapes/exact`` as whole numbers, which print exactly; these
+functions rebuild the double. The Cypher is portable, so every engine takes
+the same path.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = ["exact", "precise"]
+
+_HALF = float(2**27)
+
+
+def exact(cell: int | list[Any]) -> float:
+    """The number a ``shapes/exact`` cell carries: ``cell·2^-62`` for a whole
+    number, ``(hi·2^27 + lo)·2^(e-52)`` for ``[hi, lo, e]``."""
+    if isinstance(cell, int):
+        return math.ldexp(cell, -62)
+    hi, lo, e = cell
+    return math.ldexp(hi * _HALF + lo if hi else lo, e - 52)  # lo alone keeps -0.0
+
+
+def precise(raw: Any, cell: int | list[Any] | None) -> Any:
+    """``raw`` as stored: a double rebuilt from its exact cell, anything else
+    (a whole number, null) as it came."""
+    if isinstance(raw, float) and cell is not None:
+        return exact(cell)
+    return raw
