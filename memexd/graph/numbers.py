@@ -2,10 +2,9 @@
 
 FalkorDB prints every double in a reply with 15 significant digits, so a score
 such as ``0.8 * 0.1 = 0.08000000000000002`` would come back as ``0.08``.
-Statements that return stored doubles also return them through
-``shapes/exact`` as whole numbers, which print exactly; these
-functions rebuild the double. The Cypher is portable, so every engine takes
-the same path.
+Statements return stored doubles through ``shapes/exact``, as whole numbers,
+which print exactly; these functions rebuild the double. The Cypher is
+portable, so every engine takes the same path.
 """
 
 from __future__ import annotations
@@ -13,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["exact", "precise"]
+__all__ = ["exact", "exact_or_none", "precise"]
 
 _HALF = float(2**27)
 
@@ -25,6 +24,10 @@ def exact(cell: int | list[Any]) -> float:
         return math.ldexp(cell, -62)
     hi, lo, e = cell
     return math.ldexp(hi * _HALF + lo if hi else lo, e - 52)  # lo alone keeps -0.0
+
+
+def exact_or_none(cell: int | list[Any] | None) -> float | None:
+    return None if cell is None else exact(cell)
 
 
 def precise(raw: Any, cell: int | list[Any] | None) -> Any:

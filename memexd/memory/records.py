@@ -6,7 +6,7 @@ from typing import Any
 
 import orjson
 
-from memexd.graph.numbers import precise
+from memexd.graph.numbers import exact, exact_or_none
 from memexd.memory.meta import dump_json, flatten_meta
 from memexd.memory.model import Edge, Item
 from memexd.types import JSONObject, Row
@@ -75,7 +75,6 @@ def item_props(
 
 
 def item_from_row(row: Row) -> Item:
-    authority, conviction, importance = _exact(row, 3)
     return Item(
         id=row["id"],
         scope=row["scope"],
@@ -83,24 +82,17 @@ def item_from_row(row: Row) -> Item:
         content=orjson.loads(row["content"]),
         author=row["author"],
         source_kind=row["source_kind"],
-        authority=float(precise(row["authority"], authority)),
+        authority=exact(row["authority"]),
         created_at=int(row["created_at"]),
         parents=None if row.get("parents") is None else tuple(row["parents"]),
-        conviction=precise(row.get("conviction"), conviction),
-        importance=precise(row.get("importance"), importance),
+        conviction=exact_or_none(row.get("conviction")),
+        importance=exact_or_none(row.get("importance")),
         intent_id=row.get("intent_id"),
         task_id=row.get("task_id"),
         meta=_loads(row.get("meta")),
         retracted=bool(row.get("retracted")),
         seq=int(row.get("seq") or 0),
     )
-
-
-def _exact(row: Row, count: int) -> list[Any]:
-    """A projection's exact numbers (shapes/exact), or nulls where a row was
-    built without them."""
-    cells = row.get("exact")
-    return list(cells) if cells is not None else [None] * count
 
 
 def item_json(item: Item) -> JSONObject:
@@ -164,7 +156,6 @@ def edge_props(edge: Edge) -> dict[str, Any]:
 
 
 def edge_from_row(row: Row) -> Edge:
-    authority, weight = _exact(row, 2)
     return Edge(
         edge_id=row["edge_id"],
         from_id=row["from_id"],
@@ -172,8 +163,8 @@ def edge_from_row(row: Row) -> Edge:
         kind=row["kind"],
         author=row["author"],
         source_kind=row["source_kind"],
-        authority=float(precise(row["authority"], authority)),
-        weight=precise(row.get("weight"), weight),
+        authority=exact(row["authority"]),
+        weight=exact_or_none(row.get("weight")),
         active=bool(row["active"]),
         meta=_loads(row.get("meta")),
         seq=int(row.get("seq") or 0),
