@@ -162,11 +162,13 @@ async def test_every_validation_error_has_a_code(api: Api) -> None:
 
 async def test_repeated_fields_are_refused_before_validation(api: Api) -> None:
     """50 KB of one repeated field blocked the event loop for 1.5 s in the
-    quadratic overlapping-fields rule; now the field count is checked first."""
+    quadratic overlapping-fields rule; now the field count is checked first.
+    Timed in this process's CPU time (the app runs in it): other processes'
+    load on a busy machine does not count."""
     query = "{ items { " + "id " * 16_000 + "} }"  # 48 KB
-    started = time.perf_counter()
+    started = time.process_time()
     assert await api.codes(query) == ["BAD_USER_INPUT"]
-    assert time.perf_counter() - started < 1.0
+    assert time.process_time() - started < 1.0
 
 
 # ---------------------------------------------------------------- cost

@@ -20,9 +20,6 @@ from typing import Any
 from unittest import mock
 
 import memex._time
-import memexd.schema.build as schema_build
-import pytest
-import strawberry
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from memex.graph import GraphState
@@ -31,8 +28,6 @@ from memex.models import MemoryItem as MemexItem
 from memex.query import get_scored_items
 from memex.reducer import apply_command
 from memex.retrieval import smart_retrieve
-from memexd.resolvers import retrieval as retrieval_r
-from memexd.schema.retrieval import RetrievalExplanation, ScoredItem
 
 from memexd.core import Memex
 from memexd.ids import uuid7_at
@@ -43,43 +38,6 @@ from memexd.retrieval.service import Retrieval
 from memexd.settings import Settings
 from tests.conftest import ApiFactory
 from tests.support import Api
-
-# ---------------------------------------------------------------- wiring
-# Until schema/query.py and memexd/core.py carry retrieval (the lead wires
-# them), the tests add the root fields and the service themselves.
-
-
-def _wire(monkeypatch: pytest.MonkeyPatch) -> None:
-    if not hasattr(Memex, "retrieval"):
-        service = property(lambda m: Retrieval(m.graph, m.limits, m.item_reads))
-        monkeypatch.setattr(Memex, "retrieval", service, raising=False)
-    names = {f.python_name for f in schema_build.Query.__strawberry_definition__.fields}
-    if "scored_items" in names:
-        return
-
-    @strawberry.type(name="Query", description="Reading memory, with retrieval (test wiring).")
-    class Query(schema_build.Query):  # type: ignore[misc, valid-type]
-        scored_items: list[ScoredItem] = strawberry.field(
-            resolver=retrieval_r.scored_items, description="Scored items."
-        )
-        items_by_budget: list[ScoredItem] = strawberry.field(
-            resolver=retrieval_r.items_by_budget, description="Budget packing."
-        )
-        smart_retrieve: list[ScoredItem] = strawberry.field(
-            resolver=retrieval_r.smart_retrieve, description="Smart retrieval."
-        )
-        smart_retrieve_explained: RetrievalExplanation = strawberry.field(
-            resolver=retrieval_r.smart_retrieve_explained, description="Smart retrieval, explained."
-        )
-
-    monkeypatch.setattr(schema_build, "Query", Query)
-
-
-@pytest.fixture
-async def api(make_api: ApiFactory, monkeypatch: pytest.MonkeyPatch) -> Api:
-    _wire(monkeypatch)
-    return await make_api()
-
 
 # ---------------------------------------------------------------- helpers
 
@@ -454,10 +412,7 @@ async def test_bad_input_gets_a_clear_code_and_changes_nothing(api: Api) -> None
     await api.alive()
 
 
-async def test_limits_bound_what_a_retrieval_may_take_and_read(make_api: ApiFactory,
-                                                               monkeypatch: pytest.MonkeyPatch
-                                                               ) -> None:  # fmt: skip
-    _wire(monkeypatch)
+async def test_limits_bound_what_a_retrieval_may_take_and_read(make_api: ApiFactory) -> None:
     api = await make_api(max_page=3, max_offset=5)
     sc = scope()
     await create(api, *[row(sc, authority=1 - i / 20, meta={"cost": 10 - i}) for i in range(10)])
