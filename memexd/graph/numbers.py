@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-__all__ = ["exact", "exact_or_none", "precise"]
+__all__ = ["exact", "exact_or_none"]
 
 _HALF = float(2**27)
 
@@ -28,11 +28,3 @@ def exact(cell: int | list[Any]) -> float:
 
 def exact_or_none(cell: int | list[Any] | None) -> float | None:
     return None if cell is None else exact(cell)
-
-
-def precise(raw: Any, cell: int | list[Any] | None) -> Any:
-    """``raw`` as stored: a double rebuilt from its exact cell, anything else
-    (a whole number, null) as it came."""
-    if isinstance(raw, float) and cell is not None:
-        return exact(cell)
-    return raw

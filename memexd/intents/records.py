@@ -14,7 +14,7 @@ from typing import Any
 import orjson
 
 from memexd.errors import BadUserInput
-from memexd.graph.numbers import precise
+from memexd.graph.numbers import exact_or_none
 from memexd.ids import new_id
 from memexd.intents.spec import Kind
 from memexd.memory import validation as check
@@ -165,8 +165,8 @@ def record_from_row(kind: Kind, row: Row) -> Record:
     data: JSONObject = {}
     for name in kind.order:
         value = row.get(name)
-        if name == "priority":
-            value = precise(value, row.get("exact_priority"))
         if value is not None:
             data[name] = orjson.loads(value) if name in kind.objects else value
+    if "priority" in data:  # as stored, not as FalkorDB prints it (shapes/plan)
+        data["priority"] = exact_or_none(row["exact_priority"])
     return Record(data, row["scope"], int(row["version"]))

@@ -76,6 +76,9 @@ class Stream:
         self.read = 0
         self.exhausted = False
         self.after: tuple[float, str] | None = None
+        # supersession and contradictions matter only to a contradiction policy
+        self._page_slots = slots(graph, plan.score, plan.cost, marks=plan.policy is not None)
+        self._tail_slots = slots(graph, plan.score, plan.cost)
 
     @property
     def last_score(self) -> float:
@@ -95,10 +98,9 @@ class Stream:
         # a UNIT cost always fits a stream that goes on (the pipeline stops below 1)
         cap = remaining if self.push_down and self.plan.cost.model != "UNIT" else None
         params = {**self._params(cap), "limit": limit}
-        # supersession and contradictions matter only to a contradiction policy
-        marks = self.plan.policy is not None
-        texts = slots(self.graph, self.plan.score, self.plan.cost, marks=marks)
-        found = await self.graph.read("retrieval_stream", params, filter=self.plan.filter, **texts)
+        found = await self.graph.read(
+            "retrieval_stream", params, filter=self.plan.filter, **self._page_slots
+        )
         rows = [self._row(r, self.read + i) for i, r in enumerate(found)]
         self.exhausted = len(rows) < limit
         self.page *= GROWTH
@@ -113,8 +115,9 @@ class Stream:
         if self.after is None:
             raise ValueError("tail before the first page")  # a programming error
         params = {**self._params(remaining), "groups": MAX_GROUPS}
-        texts = slots(self.graph, self.plan.score, self.plan.cost)
-        found = await self.graph.read("retrieval_tail", params, filter=self.plan.filter, **texts)
+        found = await self.graph.read(
+            "retrieval_tail", params, filter=self.plan.filter, **self._tail_slots
+        )
         if not found:
             return Tail(0, 0, [], truncated=False)
         row = found[0]
