@@ -124,7 +124,7 @@ CALL {
   RETURN collect(DISTINCT y) AS l16, collect(CASE WHEN $steps THEN [x.id, y.id] END) AS e16
 }
 RETURN
-  [n IN l0 | n.id] AS l0,
+  [n IN l0 | n.id] AS starts,
   [n IN l1 | n.id] AS l1,
   [n IN l2 | n.id] AS l2,
   [n IN l3 | n.id] AS l3,

@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import uuid
 from typing import Any
+from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memexd.ids import new_id
+from memexd.integrity import traversal
 from tests.graph_reference import Model
 from tests.support import Api
 
@@ -76,10 +78,20 @@ async def build(api: Api, g: dict[str, Any]) -> Model:
     return model
 
 
+#: Walks try deep attempts first (traversal.BUDGET paths); a budget of 1
+#: makes every walk go level by level instead. Both must match the reference.
+BUDGETS = st.sampled_from([traversal.BUDGET, 1])
+
+
 @SLOW
-@given(g=graphs())
-async def test_queries_match_the_reference(api: Api, g: dict[str, Any]) -> None:
+@given(g=graphs(), budget=BUDGETS)
+async def test_queries_match_the_reference(api: Api, g: dict[str, Any], budget: int) -> None:
     model = await build(api, g)
+    with patch.object(traversal, "BUDGET", budget):
+        await check_reads(api, g, model)
+
+
+async def check_reads(api: Api, g: dict[str, Any], model: Model) -> None:
     for root in g["ids"]:
         got = await api.ok(READS, id=root)
         # dependents of an id need not be live: the items naming it, and theirs
@@ -111,8 +123,10 @@ async def test_queries_match_the_reference(api: Api, g: dict[str, Any]) -> None:
 
 
 @SLOW
-@given(g=graphs(), pick=st.integers(0, 9))
-async def test_cascade_matches_the_reference(api: Api, g: dict[str, Any], pick: int) -> None:
+@given(g=graphs(), pick=st.integers(0, 9), budget=BUDGETS)
+async def test_cascade_matches_the_reference(
+    api: Api, g: dict[str, Any], pick: int, budget: int
+) -> None:
     model = await build(api, g)
     root = g["ids"][pick % len(g["ids"])]
     cascade = """mutation($id: ID!) { cascadeRetract(id: $id, author: "u") { retracted } }"""
@@ -120,7 +134,8 @@ async def test_cascade_matches_the_reference(api: Api, g: dict[str, Any], pick: 
         assert await api.codes(cascade, id=root) == ["MEMORY_NOT_FOUND"]
         return
     doomed = {root} | model.dependents(root)
-    order = (await api.ok(cascade, id=root))["cascadeRetract"]["retracted"]
+    with patch.object(traversal, "BUDGET", budget):
+        order = (await api.ok(cascade, id=root))["cascadeRetract"]["retracted"]
     assert sorted(order) == sorted(doomed)
     assert order[-1] == root
     position = {x: i for i, x in enumerate(order)}

@@ -9,6 +9,15 @@ reporting ``truncated`` rather than failing silently. Cycles never loop: an
 item is expanded again only inside one window, at most once per level, and
 a level wider than ``WIDE`` ends the window, so the repeated work stays a
 small constant factor of the items and relationships reached.
+
+Long thin stretches (a 10,000-long chain of provenance) would still cost one
+round trip per 16 levels, so from a narrow frontier the walk first tries
+``cypher/traverse_deep.cypher``: 64 levels at once by enumerating at most 4
+paths per level per frontier item (``BUDGET`` in all). Where paths multiply
+(diamonds) that budget runs out, the attempt is thrown away and one levelled
+window follows, so failed attempts cost a bounded number of paths per
+window: still linear. Alias groups are always walked level by level: every
+alias is two relationships, so their paths double at every step.
 """
 
 from __future__ import annotations
@@ -21,26 +30,39 @@ from typing import Any
 from memexd.graph import Graph
 from memexd.types import Row
 
-__all__ = ["WIDE", "WINDOW", "Reach", "Walk", "post_order", "walk"]
+__all__ = ["BUDGET", "DEEP", "WIDE", "WINDOW", "Reach", "Walk", "post_order", "walk"]
 
 WINDOW = 16
 WIDE = 64
+#: Levels per deep attempt (the bound written in the patterns below) and the
+#: most paths it may enumerate before giving up.
+DEEP = 64
+BUDGET = 4096
 
 
 class Walk(Enum):
-    """What to follow: the relationship pattern and predicate (trusted slots)."""
+    """What to follow: the relationship pattern, a predicate on it and the
+    pattern for deep attempts, if any (trusted slots; deep attempts cannot
+    check a predicate on relationships, so a walk with one has none)."""
 
-    PARENTS = ("-[r:PARENT]->", "true")
-    CHILDREN = ("<-[r:PARENT]-", "true")
-    ALIASES = ("-[r:ALIAS]-", "r.active = true AND r.retracted = false")
+    PARENTS = ("-[r:PARENT]->", "true", "-[:PARENT*1..64]->")
+    CHILDREN = ("<-[r:PARENT]-", "true", "<-[:PARENT*1..64]-")
+    ALIASES = ("-[r:ALIAS]-", "r.active = true AND r.retracted = false", None)
 
     @property
     def pattern(self) -> str:
-        return self.value[0]
+        pattern: str = self.value[0]
+        return pattern
 
     @property
     def rel(self) -> str:
-        return self.value[1]
+        rel: str = self.value[1]
+        return rel
+
+    @property
+    def deep(self) -> str | None:
+        deep: str | None = self.value[2]
+        return deep
 
 
 @dataclass(slots=True)
@@ -73,43 +95,99 @@ async def walk(
     live. Without ``steps`` only the items are collected, not the links."""
     reach = Reach()
     frontier, base = list(dict.fromkeys(starts)), 0
+    deep_reached: list[str] = []  # expanded by deep attempts: steps read at the end
     while frontier:
-        rows = await graph.read(
-            "traverse",
-            {"ids": frontier, "wide": WIDE, "steps": steps},
-            pattern=how.pattern,
-            rel=how.rel,
-        )
-        if base == 0:
-            if not rows or not rows[0]["l0"]:
-                return reach
-            if len(rows[0]["l0"]) > max_nodes:
-                reach.truncated = True
-                return reach
-            reach.depth.update((n, 0) for n in rows[0]["l0"])
-        frontier = _absorb(reach, rows[0], base, max_depth, max_nodes)
-        base += WINDOW
+        # deep where it pays; a levelled window where it would not (wide
+        # frontiers) or ran out of paths, then deep again
+        row = await _deep(graph, frontier, how)
+        if row is None:
+            row = (await graph.read(
+                "traverse", {"ids": frontier, "wide": WIDE, "steps": steps},
+                pattern=how.pattern, rel=how.rel,
+            ))[0]  # fmt: skip
+        if base == 0 and not _started(reach, row["starts"], max_nodes):
+            return reach
+        if "ends" in row:
+            known = len(reach.depth)
+            deep_reached += frontier
+            frontier = _absorb_deep(reach, row["ends"], base, max_depth, max_nodes)
+            deep_reached += list(reach.depth)[known:]
+            base += DEEP
+        else:
+            frontier, base = _absorb(reach, row, base, max_depth, max_nodes)
+    if steps and deep_reached:
+        params = {"ids": list(dict.fromkeys(deep_reached))}
+        for row in await graph.read("traverse_steps", params, pattern=how.pattern, rel=how.rel):
+            reach.steps.update(((row["from"], to), None) for to in row["to"])
     return reach
 
 
-def _absorb(reach: Reach, row: Row, base: int, max_depth: int, max_nodes: int) -> list[str]:
-    """Take one window's levels into the reach; return the next frontier."""
+async def _deep(graph: Graph, frontier: list[str], how: Walk) -> Row | None:
+    """A deep attempt's row, or None where it would not pay (a wide frontier)
+    or ran out of paths (the levels are walked one by one instead)."""
+    if len(frontier) > WIDE or how.deep is None:
+        return None
+    # enough for thin stretches (a few paths per level per item); where paths
+    # multiply, failing fast is what keeps the attempt cheap
+    params = {"ids": frontier, "budget": min(BUDGET, 4 * DEEP * len(frontier))}
+    row = (await graph.read("traverse_deep", params, pattern=how.deep))[0]
+    return row if row["complete"] else None
+
+
+def _started(reach: Reach, starts: list[str], max_nodes: int) -> bool:
+    """Depth 0: the live starts, unless there are none or too many."""
+    if len(starts) > max_nodes:
+        reach.truncated = True
+    elif starts:
+        reach.depth.update((n, 0) for n in starts)
+    return bool(starts) and not reach.truncated
+
+
+def _absorb(
+    reach: Reach, row: Row, base: int, max_depth: int, max_nodes: int
+) -> tuple[list[str], int]:
+    """Take one window's levels into the reach; return the next frontier and
+    the depth it stands at (a wide level ends the window early)."""
     fresh: list[str] = []
     for k in range(1, WINDOW + 1):
         level: list[str] = row[f"l{k}"]
         if not level:
-            return []
+            return [], base + k
         for a, b in row[f"e{k}"]:
             reach.steps[(a, b)] = None
         fresh = [n for n in dict.fromkeys(level) if n not in reach.depth]
         if base + k > max_depth or len(reach.depth) + len(fresh) > max_nodes:
             reach.truncated = reach.truncated or bool(fresh)
-            return []
+            return [], base + k
         for n in fresh:
             reach.depth[n] = base + k
         if len(level) > WIDE:  # the window stopped expanding here
-            return fresh
-    return fresh
+            return fresh, base + k
+    return fresh, base + WINDOW
+
+
+def _absorb_deep(
+    reach: Reach, ends: list[list[Any]], base: int, max_depth: int, max_nodes: int
+) -> list[str]:
+    """Take a deep attempt's paths into the reach; return the next frontier
+    (the new items at its last level)."""
+    levels: dict[str, int] = {}
+    for end, length in ends:
+        if end is None:  # a start without paths
+            continue
+        if end not in reach.depth and length < levels.get(end, DEEP + 1):
+            levels[end] = length
+    by_level: dict[int, list[str]] = {}
+    for end, length in levels.items():
+        by_level.setdefault(length, []).append(end)
+    fresh: list[str] = []
+    for length in sorted(by_level):  # whole levels, as the levelled walk
+        fresh = by_level[length]
+        if base + length > max_depth or len(reach.depth) + len(fresh) > max_nodes:
+            reach.truncated = True
+            return []
+        reach.depth.update((n, base + length) for n in fresh)
+    return fresh if DEEP in by_level else []
 
 
 def post_order(

@@ -1,0 +1,130 @@
+"""Long walks: deep attempts (64 levels a round trip) on chains, levelled
+windows where paths multiply, and both agreeing on depths and links."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memexd.ids import new_id
+from memexd.integrity import traversal
+from tests.support import Api
+
+CREATE = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
+TREE = """query($id: ID!, $d: Int) { supportTree(id: $id, maxDepth: $d) {
+  nodes { item { id } depth } links { child parent } truncated } }"""
+SET = "query($id: ID!) { supportSet(id: $id) { id } }"
+DEPS = "query($id: ID!) { dependents(id: $id, transitive: true) { id } }"
+CASCADE = """mutation($id: ID!) { cascadeRetract(id: $id, author: "u") {
+  retracted events { type } } }"""
+
+
+def row(item_id: str, parents: list[str]) -> dict[str, Any]:
+    return {"id": item_id, "parents": parents, "scope": "w", "kind": "k", "content": {},
+            "author": "a", "sourceKind": "o", "authority": 0.5}  # fmt: skip
+
+
+async def load(api: Api, rows: list[dict[str, Any]]) -> None:
+    for start in range(0, len(rows), 500):
+        await api.ok(CREATE, i=rows[start : start + 500])
+
+
+async def make_chain(api: Api, n: int) -> list[str]:
+    """ids[i]'s parent is ids[i - 1]."""
+    ids = [new_id() for _ in range(n)]
+    await load(api, [row(x, ids[i - 1 : i]) for i, x in enumerate(ids)])
+    return ids
+
+
+def tree_of(data: dict[str, Any]) -> tuple[dict[str, int], set[tuple[str, str]], bool]:
+    tree = data["supportTree"]
+    depths = {n["item"]["id"]: n["depth"] for n in tree["nodes"]}
+    return depths, {(x["child"], x["parent"]) for x in tree["links"]}, tree["truncated"]
+
+
+async def test_a_long_chain_is_walked_64_levels_a_round_trip(api: Api) -> None:
+    ids = await make_chain(api, 300)
+    api.store.reads = 0
+    got = await api.ok(SET, id=ids[-1])
+    assert [x["id"] for x in got["supportSet"]] == ids[::-1]  # BFS order
+    # 300 levels: 5 deep attempts and the item fetch (levelled: 19 windows)
+    assert api.store.reads <= 7
+    depths, links, truncated = tree_of(await api.ok(TREE, id=ids[-1], d=None))
+    assert depths == {x: 299 - i for i, x in enumerate(ids)}
+    assert links == {(ids[i], ids[i - 1]) for i in range(1, 300)}
+    assert not truncated
+    depths, links, truncated = tree_of(await api.ok(TREE, id=ids[-1], d=100))
+    assert depths == {x: 299 - i for i, x in enumerate(ids) if 299 - i <= 100}
+    assert truncated
+    got = await api.ok(DEPS, id=ids[0])
+    assert [x["id"] for x in got["dependents"]] == ids[1:]
+
+
+async def test_a_cascade_down_a_long_chain_retracts_children_first(api: Api) -> None:
+    ids = await make_chain(api, 200)
+    got = (await api.ok(CASCADE, id=ids[0]))["cascadeRetract"]
+    assert got["retracted"] == ids[::-1]
+    assert [e["type"] for e in got["events"]] == ["memory.retracted"] * 200
+    assert (await api.ok(SET, id=ids[-1]))["supportSet"] == []
+
+
+async def test_a_retracted_link_stops_a_deep_walk(api: Api) -> None:
+    ids = await make_chain(api, 150)
+    await api.ok('mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id } } }',
+                 id=ids[70])  # fmt: skip
+    got = await api.ok(SET, id=ids[-1])
+    assert [x["id"] for x in got["supportSet"]] == ids[71:][::-1]
+    got = await api.ok(DEPS, id=ids[0])
+    assert [x["id"] for x in got["dependents"]] == ids[1:70]
+
+
+async def test_an_unreadable_link_stops_a_deep_walk(api: Api) -> None:
+    ids = [new_id() for _ in range(150)]
+    rows = [row(x, ids[i - 1 : i]) for i, x in enumerate(ids)]
+    rows[70]["scope"] = "hidden"
+    await load(api, rows)
+    reader = api.with_grants("read:w")
+    got = await reader.ok(SET, id=ids[-1])
+    assert [x["id"] for x in got["supportSet"]] == ids[71:][::-1]
+
+
+@pytest.mark.parametrize("budget", [traversal.BUDGET, 1])
+async def test_a_lattice_stays_linear_and_exact(
+    api: Api, budget: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """2^40 paths: deep attempts run out of budget and levelled windows take
+    over (budget 1: levelled windows only), with the same answer."""
+    monkeypatch.setattr(traversal, "BUDGET", budget)
+    grid = [[new_id(), new_id()] for _ in range(40)]
+    await load(api, [row(x, grid[i - 1] if i else []) for i, lv in enumerate(grid) for x in lv])
+    depths, links, truncated = tree_of(await api.ok(TREE, id=grid[-1][0], d=None))
+    assert depths == {x: (39 - i if i < 39 else 0) for i, lv in enumerate(grid) for x in lv
+                      if i < 39 or x == grid[-1][0]}  # fmt: skip
+    assert len(links) == 2 + 38 * 4
+    assert not truncated
+    got = await api.ok(DEPS, id=grid[0][0])
+    assert len(got["dependents"]) == 78
+
+
+@pytest.mark.parametrize("budget", [traversal.BUDGET, 1])
+async def test_a_wide_level_keeps_the_depths_right(
+    api: Api, budget: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A level wider than WIDE ends a levelled window early: the next window
+    goes on from that level's depth, not 16 levels further."""
+    monkeypatch.setattr(traversal, "BUDGET", budget)
+    wide = [new_id() for _ in range(traversal.WIDE + 6)]
+    deep = [new_id() for _ in range(5)]
+    root = new_id()
+    rows = [row(deep[0], []), *(row(d, [deep[i]]) for i, d in enumerate(deep[1:]))]
+    rows += [row(w, [deep[-1]]) for w in wide]
+    rows.append(row(root, wide))
+    await load(api, rows)
+    depths, _, truncated = tree_of(await api.ok(TREE, id=root, d=4))
+    assert depths == {root: 0, **{w: 1 for w in wide}, deep[-1]: 2, deep[-2]: 3, deep[-3]: 4}
+    assert truncated
+    kids = [x["id"] for x in (await api.ok(DEPS, id=deep[0]))["dependents"]]
+    assert kids[:4] == deep[1:]
+    assert set(kids[4:-1]) == set(wide)
+    assert kids[-1] == root
