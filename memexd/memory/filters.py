@@ -30,6 +30,7 @@ from typing import Any
 from memexd.errors import BadUserInput
 from memexd.graph import Graph
 from memexd.graph.cypher import Fragment
+from memexd.memory.indexed import INDEXED_META, prefix_below
 from memexd.memory.meta import canonical_json, path_keys
 from memexd.memory.model import SortKey
 from memexd.memory.validation import (
@@ -252,15 +253,16 @@ def _id_lists(f: MemoryFilter, limits: Limits, _: int) -> list[Expr]:
 
 def _equalities(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
     texts = [
-        ("scope_eq", f.scope, "scope"), ("scope_prefix", f.scope_prefix, "scopePrefix"),
-        ("author_eq", f.author, "author"), ("kind_eq", f.kind, "kind"),
-        ("source_kind_eq", f.source_kind, "sourceKind"),
+        ("scope_eq", f.scope, "scope"), ("author_eq", f.author, "author"),
+        ("kind_eq", f.kind, "kind"), ("source_kind_eq", f.source_kind, "sourceKind"),
     ]  # fmt: skip
     out: list[Expr] = [
         _p(name, value=_text(value, f"filter.{label}"))
         for name, value, label in texts
         if value is not None
     ]
+    if f.scope_prefix is not None:
+        out.append(_prefix(_text(f.scope_prefix, "filter.scopePrefix")))
     ids = [("intent_eq", f.intent_id, "intentId"), ("task_eq", f.task_id, "taskId")]
     out.extend(
         _p(name, value=check_opt_uuid(value, f"filter.{label}"))
@@ -268,6 +270,16 @@ def _equalities(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
         if value is not None
     )
     return out
+
+
+def _prefix(prefix: str) -> Expr:
+    """An index range where the engines agree on one (:mod:`indexed`)."""
+    if not prefix:
+        return TRUE  # every scope starts with ""
+    below = prefix_below(prefix)
+    if below is None:
+        return _p("scope_prefix_open", value=prefix)
+    return _p("scope_prefix", value=prefix, below=below)
 
 
 def _text(value: Any, field: str) -> str:
@@ -343,8 +355,14 @@ def _meta(f: MemoryFilter, limits: Limits, _: int) -> list[Expr]:
         if not isinstance(f.meta, dict):
             raise BadUserInput("must be a JSON object of dot paths to values", field="filter.meta")
         for path, value in f.meta.items():
-            scalar, as_json = path_keys(check_meta_path(path, "filter.meta"))
-            out.append(_meta_eq(scalar, as_json, value, limits))
+            path = check_meta_path(path, "filter.meta")
+            scalar, as_json = path_keys(path)
+            found = _meta_eq(scalar, as_json, value, limits)
+            if path in INDEXED_META and isinstance(value, str):
+                # its indexed property; strings only: FalkorDB's index finds
+                # true for 1, which the plain comparison tells apart
+                found = _p(f"meta_{path}_eq", value=value)
+            out.append(found)
     if f.meta_has is not None:
         if not isinstance(f.meta_has, list | tuple) or len(f.meta_has) > limits.max_list:
             raise BadUserInput(f"at most {limits.max_list} paths", field="filter.metaHas")

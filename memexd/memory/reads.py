@@ -2,18 +2,45 @@
 
 from __future__ import annotations
 
+import math
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from memexd.graph import Graph
 from memexd.memory import validation as check
 from memexd.memory.edges import pattern
-from memexd.memory.filters import MemoryFilter, order_by, prepare, to_cypher
+from memexd.memory.filters import (
+    Expr,
+    MemoryFilter,
+    Predicate,
+    conjoin,
+    order_by,
+    prepare,
+    to_cypher,
+)
+from memexd.memory.indexed import BAND_PAGE, bands
 from memexd.memory.model import Direction, Item, SortKey
 from memexd.memory.records import item_from_row
 from memexd.memory.validation import Limits
 
 __all__ = ["ItemReads"]
+
+
+def _banded(expr: Expr, sort: Sequence[SortKey], upto: int, now_ms: int) -> Iterator[Expr]:
+    """The filter within widening bands of its first sort key, then as given
+    (:mod:`memexd.memory.indexed`): small pages of a descending sort only."""
+    first = sort[0] if sort else None
+    name = None if first is None else BAND_FRAGMENTS.get(first.field)
+    if first is not None and name is not None and first.descending and upto <= BAND_PAGE:
+        for low in bands(first.field, now_ms):
+            value = math.floor(low) if first.field == "recency" else low
+            yield conjoin(expr, Predicate(name, (("value", value),)))
+    yield expr
+
+
+#: The fragment that bounds each band from below.
+BAND_FRAGMENTS = {"authority": "authority_min", "conviction": "conviction_min",
+                  "importance": "importance_min", "recency": "created_after"}  # fmt: skip
 
 
 class ItemReads:
@@ -64,12 +91,13 @@ class ItemReads:
         now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
         expr = prepare(flt, lim, now)
         order = order_by(self.graph, sort)
-        rows = await self.graph.read(
-            "item_find",
-            {"include_retracted": include_retracted, "offset": skip, "limit": page},
-            filter=to_cypher(expr, self.graph),
-            order=order,
-        )
+        params = {"include_retracted": include_retracted, "offset": skip, "limit": page}
+        for band in _banded(expr, sort, skip + page, now):
+            rows = await self.graph.read(
+                "item_find", params, filter=to_cypher(band, self.graph), order=order
+            )
+            if len(rows) == page:  # the band held the page: nothing outside sorts higher
+                break
         return [item_from_row(row["item"]) for row in rows]
 
     async def parents(self, item_id: str) -> list[Item]:

@@ -1,0 +1,4 @@
+// Filter predicate: meta.crew_id equals $value, through its index
+// (migration 0008; memexd/memory/filters.py picks it for this key).
+// @params value
+MATCH (n:Item) WHERE /*<pred>*/n.`meta.crew_id` = $value/*</pred>*/ RETURN n

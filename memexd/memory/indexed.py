@@ -1,0 +1,63 @@
+"""Where filters and sorts meet the engines' indexes (docs/filters.md, "Indexes").
+
+- A scope prefix becomes an index range: every scope starting with ``p``
+  sorts at or after ``p`` and before ``p`` with its last character moved one
+  up (:func:`prefix_below`).
+- Equality on a meta segmentation key (:data:`INDEXED_META`) reads a fixed
+  property name that migration 0008 indexes; other meta paths are looked up
+  by a computed name, which no index serves.
+- A sorted top-k by a score or recency, newest or highest first, is asked
+  first within a band at the top of the key's range (:func:`bands`): the
+  index hands over that band only, not every match. When the band holds the
+  whole page, nothing outside it can belong (everything outside sorts
+  strictly lower); otherwise the band widens, and the last try has none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+__all__ = ["BAND_PAGE", "INDEXED_META", "bands", "prefix_below"]
+
+#: Meta paths whose equality filters are served by an index (MemEX's
+#: segmentation keys). Each has its fragment ``meta_<key>_eq``.
+INDEXED_META = frozenset({"agent_id", "session_id", "crew_id"})
+
+#: Pages up to this size (offset included) are tried in bands first.
+BAND_PAGE = 200
+
+# Above U+D7FF the engines' string orders part (code points vs UTF-16 units).
+_SAFE_LAST = 0xD7FF
+
+_HOUR_MS = 3_600_000
+#: (first band width, growth) per sort field: scores live in [0, 1].
+_BANDS = {
+    "authority": (1 / 64, 8.0),
+    "conviction": (1 / 64, 8.0),
+    "importance": (1 / 64, 8.0),
+    "recency": (float(_HOUR_MS), 16.0),
+}
+_TRIES = 4
+
+
+def prefix_below(prefix: str) -> str | None:
+    """The least string above every string that starts with ``prefix``, or
+    None where no such bound is safe in every engine's order."""
+    if not prefix or ord(prefix[-1]) >= _SAFE_LAST:
+        return None
+    return prefix[:-1] + chr(ord(prefix[-1]) + 1)
+
+
+def bands(field: str, now_ms: int) -> Iterator[float]:
+    """Lower bounds to try, widening, for a descending sort on ``field``
+    (none for fields without bands). Recency counts back from ``now_ms``;
+    score bounds stay above 0, where a missing importance sorts."""
+    if field not in _BANDS:
+        return
+    width, growth = _BANDS[field]
+    top = float(now_ms) if field == "recency" else 1.0
+    for _ in range(_TRIES):
+        if field != "recency" and top - width <= 0:
+            return
+        yield top - width
+        width *= growth

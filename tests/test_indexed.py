@@ -1,0 +1,117 @@
+"""Index-backed filters: prefix ranges, indexed meta keys and banded top-k
+give the same answers as the plain predicates, and the engine plans them as
+index scans."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from falkordb.asyncio import FalkorDB
+
+from memexd.graph.embedded import EmbeddedFalkor
+from memexd.graph.falkordb import FalkorStore, encode_params
+from memexd.memory.filters import MemoryFilter, prepare, to_cypher
+from memexd.memory.indexed import bands, prefix_below
+from memexd.memory.validation import Limits
+from memexd.settings import Settings
+from tests.support import Api
+
+FIND = """query($f: MemoryFilter, $sort: [SortOption!], $limit: Int) {
+  items(filter: $f, sort: $sort, limit: $limit) { id scope authority importance } }"""
+SCOPES = ["a", "a/b", "a/b/c", "a/bc", "a/c", "a/a", "b", "é/ß", "a/\ud7ff", "a/\ue000x",
+          "a/\U0001f600", "a\U0010ffff", "ab"]  # fmt: skip
+
+
+def test_prefix_bounds() -> None:
+    assert prefix_below("a/b") == "a/c"
+    assert prefix_below("") is None
+    assert prefix_below("a\ud7fe") == "a\ud7ff"
+    assert prefix_below("a\ud7ff") is None  # past it, code points and UTF-16 disagree
+    assert prefix_below("a\U0001f600") is None
+
+
+def test_score_bands_stay_above_zero_and_widen() -> None:
+    assert list(bands("authority", 0)) == [1 - 1 / 64, 1 - 1 / 8]
+    hours = [(10**12 - b) / 3_600_000 for b in bands("recency", 10**12)]
+    assert hours == [1, 16, 256, 4096]
+    assert list(bands("unknown", 0)) == []
+
+
+PREFIXES = ["", "a", "a/", "a/b", "a/\ud7ff", "a/\ue000", "é", "a\U0010ffff", "a/\U0001f600", "zz"]
+
+
+@pytest.mark.parametrize("prefix", PREFIXES)
+async def test_a_prefix_range_matches_starts_with(api: Api, prefix: str) -> None:
+    for scope in SCOPES:
+        await api.create(scope=scope)
+    got = await api.ok(FIND, f={"scopePrefix": prefix}, limit=100)
+    assert sorted(i["scope"] for i in got["items"]) == sorted(
+        s for s in SCOPES if s.startswith(prefix)
+    )
+    negated = await api.ok(FIND, f={"not": {"scopePrefix": prefix}}, limit=100)
+    assert sorted(i["scope"] for i in negated["items"]) == sorted(
+        s for s in SCOPES if not s.startswith(prefix)
+    )
+
+
+async def test_indexed_meta_keys_filter_as_any_other(api: Api) -> None:
+    metas: list[dict[str, Any]] = [{"agent_id": "x"}, {"agent_id": 1}, {"agent_id": True},
+                                   {"agent_id": {"n": 1}}, {"session_id": "x"}, {}]  # fmt: skip
+    made = [(await api.create(meta=m))["id"] for m in metas]
+    for value, want in (("x", [made[0]]), (1, [made[1]]), (True, [made[2]]),
+                        ({"n": 1}, [made[3]])):  # fmt: skip
+        got = await api.ok(FIND, f={"meta": {"agent_id": value}}, limit=100)
+        assert [i["id"] for i in got["items"]] == want
+    got = await api.ok(FIND, f={"not": {"meta": {"session_id": "x"}}}, limit=100)
+    assert {i["id"] for i in got["items"]} == set(made) - {made[4]}
+
+
+async def test_banded_top_k_equals_the_full_sort(api: Api) -> None:
+    """Ties on the band's edge, missing importances and pages larger than the
+    band: every page equals the plain sort's."""
+    edge = 1 - 1 / 64
+    values = [1.0, edge, edge, 0.99, 0.9, 0.5, 0.0, None, None, edge]
+    for i, v in enumerate(values):
+        await api.create(authority=v if v is not None else 0.3, importance=v, content={"i": i})
+    everything = await api.ok(FIND, sort=[{"field": "IMPORTANCE", "order": "DESC"}], limit=100)
+    assert [i["importance"] for i in everything["items"]][:5] == [1.0, 0.99, edge, edge, edge]
+    for field in ("AUTHORITY", "IMPORTANCE", "RECENCY", "CONVICTION"):
+        sort = [{"field": field, "order": "DESC"}]
+        whole = [i["id"] for i in (await api.ok(FIND, sort=sort, limit=100))["items"]]
+        for limit in range(1, len(values) + 2):
+            page = await api.ok(FIND, sort=sort, limit=limit)
+            assert [i["id"] for i in page["items"]] == whole[:limit], (field, limit)
+
+
+@pytest.mark.parametrize(
+    ("flt", "index"),
+    [
+        (MemoryFilter(scope_prefix="tenant:a/"), "n.scope >= $f0_value"),
+        (MemoryFilter(meta={"agent_id": "a1"}), "n.`meta.agent_id` = $f0_value"),
+        (MemoryFilter(meta={"session_id": "s"}), "n.`meta.session_id` = $f0_value"),
+        (MemoryFilter(kind="fact"), "n.kind = $f0_value"),
+    ],
+)
+async def test_filters_are_planned_as_index_scans(
+    api: Api, engine: EmbeddedFalkor, flt: MemoryFilter, index: str
+) -> None:
+    store = api.store.inner
+    if not isinstance(store, FalkorStore):
+        pytest.skip("plans are FalkorDB's EXPLAIN output")
+    await api.create(scope="tenant:a/x", kind="fact", meta={"agent_id": "a1", "session_id": "s"})
+    fragment = to_cypher(prepare(flt, Limits.of(Settings()), 0), api.graph)
+    query = api.graph.queries.get("item_find")
+    text, params = query.bind(
+        {"include_retracted": False, "offset": 0, "limit": 10, "readable": [""]},
+        {"filter": fragment, "order": "n.id"},
+    )
+    client = FalkorDB(unix_socket_path=engine.socket)
+    try:
+        graph = client.select_graph(store.graph_name)
+        plan = str(await graph.explain(encode_params(params) + text))
+    finally:
+        await client.connection.aclose()
+    assert "Node By Index Scan | (n:Item)" in plan, plan
+    assert "Label Scan" not in plan, plan
+    assert index in fragment.text  # the indexed property, by its name
