@@ -1,46 +1,57 @@
 // Retract live items (tombstones: the nodes stay, invisible to queries) and
 // every live typed edge touching them, and append the events, if nothing
 // changed since the plan was read: each item still at its version, the edges
-// touching them exactly $edge_ids, and, when $closed (a cascade), no live
-// child the caller can read outside the set (a concurrent writer's child:
-// the caller walks again). $token marks the set while it is checked.
+// touching them exactly $edge_ids (sorted; UUIDs order alike everywhere), and,
+// when $closed (a cascade), no live child the caller can read outside the set
+// (a concurrent writer's child: the caller walks again). The items are
+// retracted first, which marks the set while it is checked (a live child of
+// one is outside it), and put back as they were when the check fails.
 // A cascade that fails fences its items and the newcomers for $fence_ms:
 // item_create and
 // item_update wait rather than give them new children, so the next attempt
 // cannot be starved by a busy writer (a fence left by a crash expires).
 // ok = false: the state moved on, or an item is not the caller's to write.
 // (No filter on ok: FalkorDB would move it above the fencing FOREACH.)
-// @params ids versions edge_ids closed token fence_ms events readable writable
+// Linear in FalkorDB (10,000 items): one SET per item (every SET re-indexes
+// the node), the id a plain value before the lookup (`{id: $ids[i]}` is
+// quadratic), subqueries that drop the collected list before they match
+// (rows carrying it are copied), no `IN` over a list, and the events straight
+// into the log, not in a variable (every WITH copies the lists it carries).
+// @params ids versions edge_ids closed fence_ms events readable writable
 UNWIND range(0, size($ids) - 1) AS i
-MATCH (n:Item {id: $ids[i]})
-WHERE n.retracted = false AND n.version = $versions[i] AND @writable(n)
-SET n.retract_token = $token
+WITH $ids[i] AS id, $versions[i] AS version
+MATCH (n:Item {id: id})
+WHERE n.retracted = false AND n.version = version AND @writable(n)
+SET n.retracted = true, n.version = version + 1
 WITH collect(n) AS doomed
 CALL {
   WITH doomed
   UNWIND doomed AS x
-  OPTIONAL MATCH (x)-[r]-(:Item)
+  WITH x
+  MATCH (x)-[r]-(:Item)
   WHERE r.edge_id IS NOT NULL AND r.retracted = false
-  RETURN collect(DISTINCT r) AS edges
+  WITH DISTINCT r
+  ORDER BY r.edge_id
+  RETURN collect(r) AS edges, collect(r.edge_id) AS edge_ids
 }
 CALL {
   WITH doomed
   UNWIND doomed AS x
-  OPTIONAL MATCH (x)<-[:PARENT]-(c:Item)
+  WITH x
+  MATCH (x)<-[:PARENT]-(c:Item)
   WHERE $closed AND c.retracted = false AND @readable(c)
-    AND coalesce(c.retract_token, '') <> $token
   RETURN collect(DISTINCT c) AS newcomers
 }
-FOREACH (n IN doomed | SET n.retract_token = null)
 WITH doomed, edges, newcomers,
-     size(doomed) = size($ids) AND size(newcomers) = 0 AND size(edges) = size($edge_ids)
-       AND all(r IN edges WHERE r.edge_id IN $edge_ids) AS ok
+     size(doomed) = size($ids) AND size(newcomers) = 0 AND edge_ids = $edge_ids AS ok
+FOREACH (n IN CASE WHEN ok THEN [] ELSE doomed END |
+  SET n.retracted = false, n.version = n.version - 1)
 FOREACH (n IN CASE WHEN ok OR NOT $closed THEN [] ELSE doomed + newcomers END |
   SET n.fence_until = timestamp() + $fence_ms)
-FOREACH (n IN CASE WHEN ok THEN doomed ELSE [] END |
-  SET n.retracted = true, n.version = n.version + 1, n.fence_until = null)
+FOREACH (n IN CASE WHEN ok THEN [f IN doomed WHERE f.fence_until IS NOT NULL] ELSE [] END |
+  SET n.fence_until = null)
 FOREACH (r IN CASE WHEN ok THEN edges ELSE [] END |
   SET r.retracted = true, r.version = r.version + 1)
-WITH doomed, ok, CASE WHEN ok THEN $events ELSE [] END AS events
-@log_events(events, null, null)
+WITH ok
+@log_events(CASE WHEN ok THEN $events ELSE [] END, null, null)
 RETURN ok

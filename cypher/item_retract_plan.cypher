@@ -4,22 +4,19 @@
 // whatever their kind or state). The far end of an edge is not granted: an
 // edge to an item the caller cannot read still goes, but its event is only
 // shown to callers who can read both ends.
+// One row per item (edge null), then one per edge and live item it touches
+// (item null; an edge between two of them comes twice): in FalkorDB a pattern
+// comprehension or a CALL per item costs 25 to 100 µs, a MATCH 4.
 // @params ids readable
 UNWIND $ids AS id
 MATCH (n:Item {id: id})
 WHERE n.retracted = false AND @readable(n)
-CALL {
-  WITH n
-  OPTIONAL MATCH (n)-[r]->(o:Item)
-  WHERE r.edge_id IS NOT NULL AND r.retracted = false
-  RETURN collect(CASE WHEN r IS NULL THEN null
-    ELSE {edge: @edge(r, n, o), scopes: [n.scope, o.scope]} END) AS outgoing
-}
-CALL {
-  WITH n
-  OPTIONAL MATCH (n)<-[r]-(o:Item)
-  WHERE r.edge_id IS NOT NULL AND r.retracted = false
-  RETURN collect(CASE WHEN r IS NULL THEN null
-    ELSE {edge: @edge(r, o, n), scopes: [o.scope, n.scope]} END) AS incoming
-}
-RETURN @item(n) AS item, outgoing + incoming AS edges
+RETURN @item(n) AS item, null AS edge, null AS scopes
+UNION ALL
+UNWIND $ids AS id
+MATCH (n:Item {id: id})
+WHERE n.retracted = false AND @readable(n)
+MATCH (n)-[r]-(o:Item)
+WHERE r.edge_id IS NOT NULL AND r.retracted = false
+WITH r, startNode(r) AS a, endNode(r) AS b
+RETURN null AS item, @edge(r, a, b) AS edge, [a.scope, b.scope] AS scopes

@@ -43,10 +43,12 @@ class Cascade:
             if not reach.found:
                 raise MemoryNotFound(item_id)
             links = reach.links()
-            plan = await self.retraction.plan([item_id, *(child for _, child in links)])
+            # once each: in a lattice most items are the child of several
+            doomed = dict.fromkeys([item_id, *(child for _, child in links)])
+            plan = await self.retraction.plan(list(doomed))
             if item_id not in plan:
                 raise MemoryNotFound(item_id)
-            self.graph.access.require_write(*(d.item.scope for d in plan.values()))
+            self.graph.access.require_write(*dict.fromkeys(d.item.scope for d in plan.values()))
             order = post_order(item_id, links, lambda i: _insertion(plan, i))
             if set(order) != set(plan):
                 return None  # an item went since the walk

@@ -11,7 +11,6 @@ change at the versions read (compare-and-set).
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -44,9 +43,24 @@ class Retraction:
         self.graph = graph
 
     async def plan(self, ids: Sequence[str]) -> dict[str, Doomed]:
-        """The live items among ``ids`` the caller can read, with their edges."""
+        """The live items among ``ids`` the caller can read, with their edges.
+        The statement gives a row per item, then a row per edge and item it
+        touches (see ``cypher/item_retract_plan.cypher``)."""
         rows = await self.graph.read("item_retract_plan", {"ids": list(ids)})
-        return {row["item"]["id"]: _doomed(row) for row in rows}
+        items: dict[str, Row] = {}
+        found: dict[str, tuple[Row, list[str]]] = {}
+        for row in rows:
+            if row["item"] is not None:
+                items[row["item"]["id"]] = row["item"]
+            else:  # an edge between two of the items comes once from each
+                found.setdefault(row["edge"]["edge_id"], (row["edge"], row["scopes"]))
+        touching: dict[str, list[tuple[Edge, tuple[str, str]]]] = {}
+        for edge_row, scopes in found.values():
+            edge = edge_from_row(edge_row)
+            for end in {edge.from_id, edge.to_id}:
+                if end in items:
+                    touching.setdefault(end, []).append((edge, (scopes[0], scopes[1])))
+        return {item_id: _doomed(row, touching.get(item_id, [])) for item_id, row in items.items()}
 
     async def write(
         self,
@@ -64,27 +78,23 @@ class Retraction:
         params = {
             "ids": list(order),
             "versions": [plan[i].version for i in order],
+            # sorted: the statement compares them with its own, in order
             "edge_ids": sorted({e.edge_id for i in order for e, _ in plan[i].edges}),
             "closed": closed,
-            "token": uuid.uuid4().hex,
             "fence_ms": FENCE_MS,
             "events": [event_props(e) for e in events],
         }
         rows = await self.graph.write("item_retract", params)
         if not rows or not rows[0]["ok"]:
             return None
-        access = self.graph.access
-        return [e for e in events if all(access.can_read(s) for s in e.scopes or ())]
+        told = {s for e in events for s in e.scopes or ()}  # few scopes, many events
+        readable = {s for s in told if self.graph.access.can_read(s)}
+        return [e for e in events if readable.issuperset(e.scopes or ())]
 
 
-def _doomed(row: Row) -> Doomed:
-    item_row = row["item"]
-    found: dict[str, tuple[Edge, tuple[str, str]]] = {}
-    for entry in row["edges"]:
-        edge = edge_from_row(entry["edge"])
-        found.setdefault(edge.edge_id, (edge, (entry["scopes"][0], entry["scopes"][1])))
-    edges = sorted(found.values(), key=lambda pair: (pair[0].seq, pair[0].edge_id))
-    return Doomed(item_from_row(item_row), int(item_row["version"]), tuple(edges))
+def _doomed(row: Row, edges: list[tuple[Edge, tuple[str, str]]]) -> Doomed:
+    edges.sort(key=lambda pair: (pair[0].seq, pair[0].edge_id))
+    return Doomed(item_from_row(row), int(row["version"]), tuple(edges))
 
 
 def retraction_events(
