@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import errno
+import gc
 import logging
 import socket
 import sys
@@ -180,8 +181,13 @@ async def _run(settings: Settings, listener: socket.socket) -> None:
 
     store, _ = await open_migrated(settings)
     try:
+        app = create_app(settings, store=store)
+        # The schema, modules and query texts live as long as the process:
+        # keep them out of the collector's full passes, which big requests
+        # (a 10,000-item walk) trigger several times.
+        gc.freeze()
         config = uvicorn.Config(
-            create_app(settings, store=store),
+            app,
             log_level=settings.log_level,
             access_log=settings.access_log,
             lifespan="on",
