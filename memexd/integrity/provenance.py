@@ -18,7 +18,10 @@ from memexd.memory.records import item_from_row
 from memexd.memory.validation import check_limit, check_uuid
 from memexd.settings import Settings
 
-__all__ = ["Provenance", "StaleItem", "SupportTree"]
+__all__ = ["FETCH_PART", "Provenance", "StaleItem", "SupportTree"]
+
+#: Items per read when a walk's items are fetched.
+FETCH_PART = 2_500
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,9 +113,14 @@ class Provenance:
             return await self.items(reach)
 
     async def items(self, reach: Reach) -> list[Item]:
-        """The live items of a reach, in BFS order."""
-        found = await self.reads.fetch(list(reach.depth))
-        return [found[i] for i in reach.depth if i in found]
+        """The live items of a reach, in BFS order. Big reaches are read in
+        parts at once: the engine answers one while Python decodes another."""
+        ids = list(reach.depth)
+        parts = [ids[i : i + FETCH_PART] for i in range(0, len(ids), FETCH_PART)]
+        found: dict[str, Item] = {}
+        for part in await asyncio.gather(*(self.reads.fetch(p) for p in parts)):
+            found.update(part)
+        return [found[i] for i in ids if i in found]
 
     async def stale_items(self, limit: int | None = None) -> list[StaleItem]:
         """Live items naming a parent that is missing or retracted."""
