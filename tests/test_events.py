@@ -169,3 +169,19 @@ async def test_migration_names_the_items_of_existing_events(api: Api) -> None:
     await store.write("MATCH (m:Migration {version: 7}) DELETE m", {})
     await migrate(api.graph)
     assert (await api.ok(EVENTS, f=flt))["events"] == before
+
+
+async def test_the_log_keeps_who_and_why(api: Api) -> None:
+    """The author and reason of a command come back from the stored log."""
+    item = await api.create(author="agent:maker")
+    await api.ok(
+        'mutation($id: ID!) { retractItem(id: $id, author: "user:judge", reason: "wrong") '
+        "{ events { id } } }",
+        id=item["id"],
+    )
+    query = "{ events { type author reason } }"
+    stored = [(e["type"], e["author"], e["reason"]) for e in (await api.ok(query))["events"]]
+    assert stored == [
+        ("memory.created", "agent:maker", None),
+        ("memory.retracted", "user:judge", "wrong"),
+    ]

@@ -2,4 +2,4 @@
 // @shape node
 MATCH (node:Event)
 RETURN /*<shape>*/node {.id, .namespace, .type, .ts, .trace_id, .cause_id, .payload,
-  .scope, .subject}/*</shape>*/ AS event
+  .author, .reason, .scope, .subject}/*</shape>*/ AS event
