@@ -1,21 +1,46 @@
-"""Ingest: ``createItems`` over HTTP vs raw batched Cypher on the same engine.
+"""Ingest: every bulk path against raw batched Cypher on the same engine.
 
 Run: ``.venv/bin/python bench/ingest.py [--items N] [--batch B] [--quick]``
 
-Request bodies and Cypher texts are serialised before the clock starts, so
-both figures measure the server side (memexd + engine vs engine alone).
+One run, the same items (same ids) through each path, each into a fresh graph:
+
+- **raw**: ``UNWIND $rows AS r CREATE (n:Item) SET n = r`` (rows =
+  ``records.item_props``, the nodes memexd stores) into a graph with an index
+  on ``Item.id``, and again into one with memexd's indexes and constraints;
+  the Cypher texts are encoded before the clock starts: the engine alone.
+- **createItems**: one GraphQL request per batch over HTTP (``items { id }``),
+  bodies serialised before the clock starts.
+- **POST /items**: NDJSON requests of ``--lines`` lines (under the default
+  body limit), ``?batch=B``, on a second fresh server.
+- **memexd import**: an NDJSON file of MemEX memory records, into a fresh
+  data directory, ``MEMEXD_MAX_BATCH=B``: the command's wall time (Python
+  start-up, the check pass, the engine's start and migrations included) and
+  the write pass the command reports.
+
+memexd's paths write what raw does not: one memory.created event per item,
+PARENT links (a third of the items name parents), the checks. Ratios are
+items/s of the path over items/s of raw (index on id).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import random
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import httpx
+import orjson
 from _common import (
     CREATE_ITEMS,
     GRAPH_NAME,
@@ -38,7 +63,10 @@ from memexd.graph.migrations import migrate
 RAW_CREATE = "UNWIND $rows AS r CREATE (n:Item) SET n = r"
 RAW_GRAPH = "raw_ingest"
 RAW_SCHEMA_GRAPH = "raw_schema"
-TARGET = 0.50
+MEMEXD = Path(sys.executable).with_name("memexd")
+#: The issue's targets: import and POST /items at half of raw, createItems a quarter.
+TARGETS = {"import": 0.50, "ndjson": 0.50, "graphql": 0.25}
+_IMPORTED = re.compile(r"imported [\d,]+ records from .* in ([\d.]+) s")
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,19 +74,28 @@ class Figure:
     label: str
     items: int
     seconds: float
+    target: float | None = None
 
     @property
     def rate(self) -> float:
         return self.items / self.seconds
 
-    def line(self) -> str:
-        return f"  {self.label:<34} {self.seconds:8.2f} s  {self.rate:>10,.0f} items/s"
+    def line(self, raw: Figure | None = None) -> str:
+        text = f"  {self.label:<40} {self.seconds:7.2f} s  {self.rate:>9,.0f} items/s"
+        if raw is not None:
+            ratio = self.rate / raw.rate
+            text += f"  {ratio:5.2f}x raw"
+            if self.target is not None:
+                met = "met" if ratio >= self.target else "MISSED"
+                text += f"  (target {self.target:.2f}: {met})"
+        return text
 
 
 def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=100_000, help="items to ingest")
     parser.add_argument("--batch", type=int, default=1_000, help="items per request / query")
+    parser.add_argument("--lines", type=int, default=5_000, help="lines per POST /items request")
     parser.add_argument("--seed", type=int, default=7, help="random seed for the rows")
     parser.add_argument("--quick", action="store_true", help="smoke run: 2,000 items")
     args = parser.parse_args()
@@ -67,7 +104,52 @@ def _args() -> argparse.Namespace:
     return args
 
 
-def _http_ingest(server: MemexdServer, inputs: list[dict[str, Any]], batch: int) -> Figure:
+# ---------------------------------------------------------------- raw
+
+
+async def _raw(server: MemexdServer, inputs: list[dict[str, Any]], batch: int) -> list[Figure]:
+    rows = [stored_props(row) for row in inputs]
+    texts = [encode_params({"rows": list(chunk)}) + RAW_CREATE for chunk in batches(rows, batch)]
+    async with raw_client(server) as db:
+        plain = db.select_graph(RAW_GRAPH)
+        await raw_query(plain, "CREATE INDEX FOR (n:Item) ON (n.id)")
+        raw = await _timed(plain, texts, len(rows), "raw UNWIND … CREATE (index on id)")
+        store = FalkorStore.connect(unix_socket=server.socket, graph=RAW_SCHEMA_GRAPH)
+        await migrate(Graph(store))
+        await store.close()
+        schema = db.select_graph(RAW_SCHEMA_GRAPH)
+        with_schema = await _timed(schema, texts, len(rows), "raw, memexd's indexes+constraints")
+        for graph in (plain, schema):
+            await _expect(graph, len(rows))
+    return [raw, with_schema]
+
+
+async def _timed(graph: AsyncGraph, texts: list[str], items: int, label: str) -> Figure:
+    start = time.perf_counter()
+    for text in texts:
+        await graph.query(text)
+    return Figure(label, items, time.perf_counter() - start)
+
+
+async def _expect(graph: AsyncGraph, count: int) -> None:
+    rows = await raw_query(graph, "MATCH (n:Item) RETURN count(n)", read_only=True)
+    if int(rows[0][0]) != count:
+        raise RuntimeError(f"graph {graph.name} holds {rows[0][0]} items, not {count}")
+
+
+async def _count(server: MemexdServer, graph: str = GRAPH_NAME) -> tuple[int, int]:
+    """Items and memory.created events in a server's graph."""
+    async with raw_client(server) as db:
+        g = db.select_graph(graph)
+        items = await raw_query(g, "MATCH (n:Item) RETURN count(n)", read_only=True)
+        events = await raw_query(g, "MATCH (e:Event) RETURN count(e)", read_only=True)
+    return int(items[0][0]), int(events[0][0])
+
+
+# ---------------------------------------------------------------- memexd over HTTP
+
+
+def _graphql(server: MemexdServer, inputs: list[dict[str, Any]], batch: int) -> Figure:
     bodies = [json_body(CREATE_ITEMS, {"inputs": list(chunk)}) for chunk in batches(inputs, batch)]
     headers = {"content-type": "application/json"}
     with httpx.Client(base_url=server.base_url, timeout=120) as client:
@@ -77,81 +159,110 @@ def _http_ingest(server: MemexdServer, inputs: list[dict[str, Any]], batch: int)
             if len(data["createItems"]["items"]) != len(chunk):
                 raise RuntimeError("createItems returned a short batch")
         elapsed = time.perf_counter() - start
-    return Figure("memexd createItems (HTTP)", len(inputs), elapsed)
+    return Figure("createItems over HTTP", len(inputs), elapsed, TARGETS["graphql"])
 
 
-async def _raw_ingest(graph: AsyncGraph, inputs: list[dict[str, Any]], batch: int) -> Figure:
-    await raw_query(graph, "CREATE INDEX FOR (n:Item) ON (n.id)")
-    return await _timed_raw(graph, inputs, batch, "raw UNWIND … CREATE (same engine)")
+def _ndjson(
+    server: MemexdServer, inputs: list[dict[str, Any]], batch: int, lines: int
+) -> Figure | str:
+    """POST /items; a reason instead when the server does not serve it."""
+    chunks = batches(inputs, lines)
+    bodies = [b"".join(orjson.dumps(row) + b"\n" for row in chunk) for chunk in chunks]
+    headers = {"content-type": "application/x-ndjson"}
+    with httpx.Client(base_url=server.base_url, timeout=300) as client:
+        probe = client.post("/items", content=b"", headers=headers)
+        if probe.status_code != 200:
+            return f"POST /items answered {probe.status_code}: not mounted in this build"
+        start = time.perf_counter()
+        for body, chunk in zip(bodies, chunks, strict=True):
+            response = client.post(f"/items?batch={batch}", content=body, headers=headers)
+            last = orjson.loads(response.content.rsplit(b"\n", 2)[-2])
+            if last.get("done", {}).get("created") != len(chunk):
+                raise RuntimeError(f"POST /items did not create its lines: {last}")
+        elapsed = time.perf_counter() - start
+    label = f"POST /items (NDJSON, {lines:,} lines a request)"
+    return Figure(label, len(inputs), elapsed, TARGETS["ndjson"])
 
 
-async def _raw_schema_ingest(
-    server: MemexdServer, graph: AsyncGraph, inputs: list[dict[str, Any]], batch: int
-) -> Figure:
-    """The same rows into a graph with memexd's migrations (indexes, constraints)."""
-    store = FalkorStore.connect(unix_socket=server.socket, graph=RAW_SCHEMA_GRAPH)
-    await migrate(Graph(store))
-    await store.close()
-    return await _timed_raw(graph, inputs, batch, "raw, memexd's indexes+constraints")
+# ---------------------------------------------------------------- memexd import
 
 
-async def _timed_raw(
-    graph: AsyncGraph, inputs: list[dict[str, Any]], batch: int, label: str
-) -> Figure:
-    rows = [stored_props(row) for row in inputs]
-    queries = [encode_params({"rows": list(chunk)}) + RAW_CREATE for chunk in batches(rows, batch)]
-    start = time.perf_counter()
-    for query in queries:
-        await graph.query(query)
-    elapsed = time.perf_counter() - start
-    return Figure(label, len(inputs), elapsed)
+def _record(row: dict[str, Any]) -> dict[str, Any]:
+    """A MemEX memory record (snake_case) for a GraphQL input."""
+    names = {"sourceKind": "source_kind", "intentId": "intent_id", "taskId": "task_id"}
+    return {names.get(k, k): v for k, v in row.items() if v is not None}
 
 
-async def _count_items(graph: AsyncGraph) -> int:
-    rows = await raw_query(graph, "MATCH (n:Item) RETURN count(n)", read_only=True)
-    return int(rows[0][0])
+def _import(inputs: list[dict[str, Any]], batch: int) -> list[Figure]:
+    work = Path(tempfile.mkdtemp(prefix="mxi-", dir="/tmp"))
+    try:
+        path = work / "memories.ndjson"
+        with path.open("wb") as f:
+            for row in inputs:
+                f.write(orjson.dumps(_record(row)) + b"\n")
+        env = {**os.environ, "MEMEXD_MAX_BATCH": str(batch)}
+        argv = [str(MEMEXD), "import", str(path), "--data-dir", str(work / "data")]
+        start = time.perf_counter()
+        done = subprocess.run(argv, env=env, capture_output=True, text=True, check=False)
+        wall = time.perf_counter() - start
+        if done.returncode != 0:
+            raise RuntimeError(f"memexd import failed: {done.stderr}")
+        found = _IMPORTED.search(done.stdout)
+        if found is None or f"created: memories {len(inputs):,}" not in done.stdout:
+            raise RuntimeError(f"memexd import did not create every record: {done.stdout}")
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+    return [
+        Figure("memexd import, write pass", len(inputs), float(found.group(1)), TARGETS["import"]),
+        Figure("memexd import, whole command", len(inputs), wall),
+    ]
 
 
-def _workload(args: argparse.Namespace, inputs: list[dict[str, Any]]) -> str:
+# ---------------------------------------------------------------- the run
+
+
+def _workload(args: argparse.Namespace, inputs: Sequence[dict[str, Any]]) -> str:
     with_parents = sum(1 for row in inputs if row["parents"])
     links = sum(len(row["parents"]) for row in inputs)
     return (
-        f"ingest: {len(inputs):,} items in batches of {args.batch:,}, one client, sequential, "
-        f"keep-alive\n  rows: {with_parents:,} items with parents ({links:,} links), "
-        "content object, meta with 2-3 keys\n"
-        f"  memexd: createItems over HTTP (selects items {{ id }}), graph {GRAPH_NAME!r}\n"
-        f"  raw: {RAW_CREATE!r} on graph {RAW_GRAPH!r} (index on Item.id), "
-        "rows = records.item_props"
+        f"ingest: {len(inputs):,} items, batches of {args.batch:,}, one client, sequential\n"
+        f"  rows: {with_parents:,} items with parents ({links:,} links), content object, "
+        "meta with 2-3 keys; memexd also writes one event per item"
     )
 
 
-async def _run(args: argparse.Namespace) -> None:
-    inputs = item_inputs(args.items, random.Random(args.seed))
-    print(_workload(args, inputs), flush=True)
+async def _server_paths(
+    args: argparse.Namespace, inputs: list[dict[str, Any]]
+) -> tuple[list[Figure], list[Figure | str], list[str]]:
+    checks = []
     with memexd_server() as server:
-        http = _http_ingest(server, inputs, args.batch)
-        print(http.line(), flush=True)
-        async with raw_client(server) as db:
-            stored = await _count_items(db.select_graph(GRAPH_NAME))
-            raw_graph = db.select_graph(RAW_GRAPH)
-            raw = await _raw_ingest(raw_graph, inputs, args.batch)
-            print(raw.line())
-            raw_stored = await _count_items(raw_graph)
-            schema = await _raw_schema_ingest(
-                server, db.select_graph(RAW_SCHEMA_GRAPH), inputs, args.batch
-            )
-            print(schema.line())
-    ratio = http.rate / raw.rate
-    verdict = "met" if ratio >= TARGET else "MISSED"
-    print(f"  ratio memexd/raw: {ratio:.2f}  (target >= {TARGET:.2f}: {verdict})")
-    print(f"  ratio memexd/raw with memexd's indexes+constraints: {http.rate / schema.rate:.2f}")
-    for name, count in ((GRAPH_NAME, stored), (RAW_GRAPH, raw_stored)):
-        check = "OK" if count == len(inputs) else f"MISMATCH, expected {len(inputs):,}"
-        print(f"  graph {name!r} holds {count:,} items: {check}")
+        graphql = _graphql(server, inputs, args.batch)
+        checks.append(_held("createItems", await _count(server), len(inputs)))
+        raw = await _raw(server, inputs, args.batch)
+    with memexd_server() as server:
+        ndjson = _ndjson(server, inputs, args.batch, args.lines)
+        if isinstance(ndjson, Figure):
+            checks.append(_held("POST /items", await _count(server), len(inputs)))
+    return raw, [graphql, ndjson], checks
+
+
+def _held(path: str, counts: tuple[int, int], expected: int) -> str:
+    ok = counts == (expected, expected)
+    verdict = "OK" if ok else f"MISMATCH, expected {expected:,} of each"
+    return f"  {path}: {counts[0]:,} items, {counts[1]:,} events: {verdict}"
 
 
 def main() -> None:
-    asyncio.run(_run(_args()))
+    args = _args()
+    inputs = item_inputs(args.items, random.Random(args.seed))
+    print(_workload(args, inputs), flush=True)
+    raw, served, checks = asyncio.run(_server_paths(args, inputs))
+    imported = _import(inputs, args.batch)
+    for figure in raw:
+        print(figure.line())
+    for figure in [*served, *imported]:
+        print(figure.line(raw[0]) if isinstance(figure, Figure) else f"  {figure}")
+    print("\n".join(checks))
 
 
 if __name__ == "__main__":

@@ -1,24 +1,26 @@
 // Create a batch of items in one atomic statement: re-check that no id is
-// taken, create the nodes, link parents that exist (PARENT) and wait for the
+// taken, create the nodes and one memory.created event each (in one pass:
+// log_reserve + log_row), link parents that exist (PARENT) and wait for the
 // ones that do not (AWAITS a Placeholder), resolve placeholders earlier items
 // left for these ids, link the items to the intent and task they name
 // (IN_INTENT, IN_TASK) and take over the links intents and tasks made to a
-// PendingItem for their ids (docs/graph-model.md), and append one
-// memory.created event per item. Each
-// item's seq is the log position of its event (insertion order).
+// PendingItem for their ids (docs/graph-model.md). Each item's seq is the
+// log position of its event (insertion order).
+// $links, $intent_links and $task_links hold only the links there are, so a
+// batch without parents, intents or tasks pays nothing for them.
 // Returns no row when an id is already taken or a parent is fenced by a
 // cascade in progress (the caller waits and tries again).
-// @params ids rows links parent_ids events writable
+// @params ids rows events links parent_ids intent_links task_links writable
 OPTIONAL MATCH (dup:Item) WHERE dup.id IN $ids
 WITH count(dup) AS dups
 OPTIONAL MATCH (fenced:Item) WHERE fenced.id IN $parent_ids AND fenced.fence_until > timestamp()
 WITH dups, count(fenced) AS fences
 WHERE dups = 0 AND fences = 0 AND all(row IN $rows WHERE @writable(row))
-MATCH (counter:Counter {name: 'event'})
-WITH counter.value AS base
+@log_reserve(size($rows))
 UNWIND range(0, size($rows) - 1) AS i
 CREATE (n:Item)
-SET n = $rows[i], n.seq = base + i + 1
+SET n = $rows[i], n.seq = log_base + i + 1
+@log_row($events[i], log_base + i + 1)
 WITH count(n) AS created
 WHERE created = size($rows)
 CALL {
@@ -46,19 +48,17 @@ CALL {
 }
 CALL {
   WITH created
-  UNWIND $ids AS id
-  MATCH (n:Item {id: id})
-  WITH n, n.intent_id AS intent_id
-  MATCH (i:Intent {id: intent_id})
+  UNWIND $intent_links AS link
+  MATCH (n:Item {id: link.item})
+  MATCH (i:Intent {id: link.plan})
   CREATE (n)-[:IN_INTENT]->(i)
   RETURN count(*) AS in_intent
 }
 CALL {
   WITH created
-  UNWIND $ids AS id
-  MATCH (n:Item {id: id})
-  WITH n, n.task_id AS task_id
-  MATCH (t:Task {id: task_id})
+  UNWIND $task_links AS link
+  MATCH (n:Item {id: link.item})
+  MATCH (t:Task {id: link.plan})
   CREATE (n)-[:IN_TASK]->(t)
   RETURN count(*) AS in_task
 }
@@ -78,5 +78,4 @@ CALL {
   DELETE w
   RETURN count(*) AS pending
 }
-@log_events($events, null, null)
 RETURN created

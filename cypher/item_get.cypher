@@ -1,6 +1,6 @@
-// Items by id, in no particular order; retracted ones only when asked.
+// Items by id, in no particular order, each once; retracted ones only when asked.
+// One index scan over the list: cheaper than a row per id from UNWIND.
 // @params ids include_retracted readable
-UNWIND $ids AS id
-MATCH (n:Item {id: id})
-WHERE ($include_retracted OR n.retracted = false) AND @readable(n)
+MATCH (n:Item)
+WHERE n.id IN $ids AND ($include_retracted OR n.retracted = false) AND @readable(n)
 RETURN @item(n) AS item

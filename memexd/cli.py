@@ -80,8 +80,13 @@ def _transplant_commands(commands: Any) -> None:
     for name in ("parents", "children", "aliases", "related-tasks", "related-intents"):
         export.add_argument(f"--include-{name}", action="store_true")
 
-    imp = commands.add_parser("import", help="import MemEX export JSON (checked whole first)")
-    imp.add_argument("file", metavar="FILE", help="a MemEX export JSON file ('-': stdin)")
+    imp = commands.add_parser(
+        "import", help="import MemEX export JSON or memory records (checked whole first)"
+    )
+    imp.add_argument(
+        "file", metavar="FILE",
+        help="a MemEX export JSON file, or memory records as NDJSON or a JSON array ('-': stdin)",
+    )  # fmt: skip
     imp.add_argument(
         "--skip-existing", action=argparse.BooleanOptionalAction, default=True,
         help="leave records whose id exists (default); no: update them in place",

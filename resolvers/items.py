@@ -75,7 +75,7 @@ async def create_item(
     info: Info, input: Annotated[MemoryItemInput, strawberry.argument(description="The item.")]
 ) -> ItemResult:
     created, events = await info.context.memex.items.create([input.draft()], info.context.origin)
-    return ItemResult(item=MemoryItem.of(created[0]), events=Event.all(events))
+    return ItemResult(item=MemoryItem.of(created[0]), events=Event.all(list(events)))
 
 
 async def create_items(
@@ -85,9 +85,8 @@ async def create_items(
         strawberry.argument(description="The items (at most MEMEXD_MAX_BATCH); all or none."),
     ],
 ) -> ItemsResult:
-    created, events = await info.context.memex.items.create(
-        [i.draft() for i in inputs], info.context.origin
-    )
+    # the inputs carry a draft's fields: validated as they are, no copy made
+    created, events = await info.context.memex.items.create(inputs, info.context.origin)
     return ItemsResult(created=created, emitted=events)
 
 

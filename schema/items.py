@@ -6,9 +6,9 @@ parents cost one database round trip per nesting level.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import strawberry
 from memexd.schema.common import Direction, Info, flat
@@ -66,23 +66,7 @@ class MemoryItem:
 
     @classmethod
     def of(cls, item: Item) -> MemoryItem:
-        return cls(
-            id=strawberry.ID(item.id),
-            scope=item.scope,
-            kind=item.kind,
-            content=JSON(item.content),
-            author=item.author,
-            source_kind=item.source_kind,
-            parents=[strawberry.ID(p) for p in item.parents or ()],
-            authority=item.authority,
-            conviction=item.conviction,
-            importance=item.importance,
-            intent_id=None if item.intent_id is None else strawberry.ID(item.intent_id),
-            task_id=None if item.task_id is None else strawberry.ID(item.task_id),
-            meta=None if item.meta is None else JSON(item.meta),
-            created_at=ms_to_datetime(item.created_at),
-            retracted=item.retracted,
-        )
+        return cls(**{name: field(item) for name, field in _FIELDS.items()})
 
     @classmethod
     def all(cls, items: list[Item]) -> list[MemoryItem]:
@@ -148,6 +132,44 @@ class MemoryItem:
         way = (direction or Direction.BOTH).record()
         loader = info.context.loaders.edges(way, kind, active_only)
         return [Edge.of(e) for e in await loader.load(self.id)]
+
+
+#: How each field of a MemoryItem is read from an Item record.
+_FIELDS: dict[str, Callable[[Item], Any]] = {
+    "id": lambda i: strawberry.ID(i.id),
+    "scope": lambda i: i.scope,
+    "kind": lambda i: i.kind,
+    "content": lambda i: JSON(i.content),
+    "author": lambda i: i.author,
+    "source_kind": lambda i: i.source_kind,
+    "parents": lambda i: [strawberry.ID(p) for p in i.parents or ()],
+    "authority": lambda i: i.authority,
+    "conviction": lambda i: i.conviction,
+    "importance": lambda i: i.importance,
+    "intent_id": lambda i: None if i.intent_id is None else strawberry.ID(i.intent_id),
+    "task_id": lambda i: None if i.task_id is None else strawberry.ID(i.task_id),
+    "meta": lambda i: None if i.meta is None else JSON(i.meta),
+    "created_at": lambda i: ms_to_datetime(i.created_at),
+    "retracted": lambda i: i.retracted,
+}
+
+
+class _Selected(MemoryItem):
+    """A MemoryItem whose fields are read from its record when selected, not
+    before: a batch of thousands usually selects only ``items { id }``. The
+    fields are properties (set below), so probes for other attributes, such
+    as ``__await__`` on every list item, stay as cheap as on any object."""
+
+    def __init__(self, item: Item) -> None:  # no dataclass init: nothing computed yet
+        self._record = item
+
+
+def _selected_field(read: Callable[[Item], Any]) -> property:
+    return property(lambda self: read(self._record))
+
+
+for _name, _read in _FIELDS.items():
+    setattr(_Selected, _name, _selected_field(_read))
 
 
 _ITEM_FIELDS = {
@@ -242,12 +264,12 @@ class ItemsResult:
     """Built lazily: a batch of thousands usually selects only ``items { id }``."""
 
     created: strawberry.Private[list[Item]]
-    emitted: strawberry.Private[list[EventRecord]]
+    emitted: strawberry.Private[Sequence[EventRecord]]
 
     @strawberry.field(description="The items as stored, in input order.")
     def items(self) -> list[MemoryItem]:
-        return MemoryItem.all(self.created)
+        return [_Selected(item) for item in self.created]
 
     @strawberry.field(description="One `memory.created` event per item, in input order.")
     def events(self) -> list[Event]:
-        return Event.all(self.emitted)
+        return Event.all(list(self.emitted))

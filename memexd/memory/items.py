@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,8 +24,9 @@ from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, Why, event_props
 from memexd.graph import Graph
 from memexd.memory import validation as check
+from memexd.memory.creation import BatchBuilder, CreatedEvents, Prepared, links
 from memexd.memory.meta import flatten_meta
-from memexd.memory.model import Item, ItemPatch, NewItem
+from memexd.memory.model import Item, ItemPatch
 from memexd.memory.records import item_from_row, item_props, nulls_apart
 from memexd.memory.retraction import FENCE_MS, Retraction
 from memexd.memory.validation import Limits
@@ -41,52 +41,57 @@ class ItemCommands:
         self.retraction = Retraction(graph)
 
     async def create(
-        self, drafts: Sequence[NewItem], origin: Origin
-    ) -> tuple[list[Item], list[Event]]:
+        self, drafts: Sequence[check.ItemDraft], origin: Origin
+    ) -> tuple[list[Item], CreatedEvents]:
+        """All or none: every input is checked, then one statement writes them."""
         if len(drafts) > self.limits.max_batch:
             raise BadUserInput(f"more than {self.limits.max_batch} items", field="inputs")
-        valid = self._checked(drafts)
-        if not valid:
-            return [], []
-        items = [v.item for v in valid]
-        ids = [item.id for item in items]
-        repeated = sorted(i for i, n in Counter(ids).items() if n > 1)
-        if repeated:
-            raise DuplicateMemory(repeated)
-        events = [ev.memory_created(v.item, origin, v.content_json, v.meta_json) for v in valid]
-        params = {
-            "ids": ids,
-            "rows": [item_props(v.item, v.content_json, v.meta_json) for v in valid],
-            "links": _links(items),
-            "parent_ids": sorted({p for item in items for p in item.parents or ()}),
-            "events": [event_props(e) for e in events],
-        }
+        batch = self.prepare(self.checked(drafts), origin)
+        if batch.items:
+            await self.write(batch)
+        return batch.items, batch.events
+
+    def checked(self, drafts: Sequence[check.ItemDraft]) -> list[check.ValidItem]:
+        """Each draft validated and its scope writable, or the first error,
+        saying which input."""
+        valid = []
+        require_write = self.graph.access.require_write
+        for i, draft in enumerate(drafts):
+            try:
+                v = check.new_item(draft, self.limits)
+            except (BadUserInput, InvalidTimestamp) as exc:  # say which input
+                raise type(exc)(f"inputs[{i}].{exc.message}") from None
+            require_write(v.item.scope, field=f"inputs[{i}].scope")
+            valid.append(v)
+        return valid
+
+    def prepare(self, valid: Sequence[check.ValidItem], origin: Origin) -> Prepared:
+        """The batch's events and parameters; ``DUPLICATE_MEMORY`` when an id
+        repeats in it. Grants are the caller's to have checked (:meth:`checked`)."""
+        batch = BatchBuilder(origin)
+        for v in valid:
+            batch.add(v)
+        return batch.build()
+
+    async def write(self, batch: Prepared) -> None:
+        """Write a prepared batch; ``DUPLICATE_MEMORY`` (naming the taken ids)
+        when an id is taken, ``CONFLICT`` when a parent stays fenced."""
         deadline = time.monotonic() + FENCE_MS / 1000 + 1
         while True:
             try:
-                rows = await self.graph.write("item_create", params)
+                rows = await self.graph.write("item_create", batch.params)
             except ConstraintViolation:
                 rows = []
             if rows:
-                return items, events
-            taken = await self._existing(ids)
+                return
+            taken = await self.taken(batch.ids)
             if taken:
                 raise DuplicateMemory(taken)
             if time.monotonic() > deadline:  # a fence that outlived its cascade
                 raise Conflict("a parent is being cascade-retracted; try again")
             await asyncio.sleep(0.005)  # a parent is fenced by a cascade in progress
 
-    def _checked(self, drafts: Sequence[NewItem]) -> list[check.ValidItem]:
-        valid = []
-        for i, draft in enumerate(drafts):
-            try:
-                valid.append(check.new_item(draft, self.limits))
-            except (BadUserInput, InvalidTimestamp) as exc:  # say which input
-                raise type(exc)(f"inputs[{i}].{exc.message}") from None
-            self.graph.access.require_write(valid[-1].item.scope, field=f"inputs[{i}].scope")
-        return valid
-
-    async def _existing(self, ids: list[str]) -> list[str]:
+    async def taken(self, ids: list[str]) -> list[str]:
         """The ids already taken (by items the caller can read or not)."""
         rows = await self.graph.read("item_ids_taken", {"ids": ids})
         return sorted(row["id"] for row in rows)
@@ -122,7 +127,7 @@ class ItemCommands:
                     "props": props,
                     "removed": removed,
                     "relink": patch.parents is not None,
-                    "links": _links([merged]) if patch.parents is not None else [],
+                    "links": links(merged) if patch.parents is not None else [],
                     "replan": patch.intent_id is not None or patch.task_id is not None,
                     "events": [event_props(event)],
                 },
@@ -146,14 +151,6 @@ class ItemCommands:
             return await self.retraction.write([item_id], plan, origin, why, closed=False)
 
         return await compare_and_set(attempt, f"item {item_id}")
-
-
-def _links(items: Sequence[Item]) -> list[dict[str, Any]]:
-    return [
-        {"child": item.id, "parent": parent, "ord": ord_}
-        for item in items
-        for ord_, parent in enumerate(item.parents or ())
-    ]
 
 
 def _update_props(current: Item, merged: check.ValidItem) -> dict[str, Any]:

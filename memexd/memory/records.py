@@ -48,6 +48,7 @@ def item_props(
     """Node properties of a new item (absent optionals are left out).
 
     ``content_json`` / ``meta_json``: the stored texts when already serialised.
+    On the path of every created item, hence the plain ifs.
     """
     props: dict[str, Any] = {
         "id": item.id,
@@ -61,16 +62,19 @@ def item_props(
         "retracted": item.retracted,
         "version": 0,
     }
-    optional = {
-        "parents": None if item.parents is None else list(item.parents),
-        "conviction": item.conviction,
-        "importance": item.importance,
-        "intent_id": item.intent_id,
-        "task_id": item.task_id,
-        "meta": None if item.meta is None else meta_json or dump_json(item.meta),
-    }
-    props.update(present(optional))
-    props.update(flatten_meta(item.meta))
+    if item.parents is not None:
+        props["parents"] = list(item.parents)
+    if item.conviction is not None:
+        props["conviction"] = item.conviction
+    if item.importance is not None:
+        props["importance"] = item.importance
+    if item.intent_id is not None:
+        props["intent_id"] = item.intent_id
+    if item.task_id is not None:
+        props["task_id"] = item.task_id
+    if item.meta is not None:
+        props["meta"] = meta_json or dump_json(item.meta)
+        props.update(flatten_meta(item.meta))
     return props
 
 
@@ -122,20 +126,22 @@ def item_json(item: Item) -> JSONObject:
 def item_json_text(doc: JSONObject, content_json: str, meta_json: str | None) -> str:
     """An :func:`item_json` document as text, splicing in the already serialised
     content and meta (in their places: MemEX's key order) instead of
-    serialising them again."""
-    marks = {"content": _CONTENT_MARK, "meta": _META_MARK}
-    if any(doc.get(k) in marks.values() for k in ("id", "scope", "kind")):
-        return dump_json(doc)  # a value that looks like a mark: no splicing
-    text = dump_json({k: marks.get(k, v) for k, v in doc.items()})
-    if meta_json is not None:  # meta is the last key
-        text = text[: -len(f'"{_META_MARK}"}}')] + meta_json + "}"
-    return text.replace(f'"{_CONTENT_MARK}"', content_json, 1)
-
-
-#: Placeholders for the spliced texts. Only id, scope and kind come before
-#: content (checked above), and meta is the last key, so neither can be
-#: confused with a value.
-_CONTENT_MARK, _META_MARK = "\u2063content\u2063", "\u2063meta\u2063"
+    serialising them again. The same text as ``dump_json(doc)``: the splices
+    are the same serialiser's output."""
+    head: JSONObject = {}
+    tail: JSONObject = {}
+    part = head
+    for key, value in doc.items():
+        if key == "content":
+            part = tail
+        elif key != "meta":
+            part[key] = value
+    text = dump_json(head)[:-1] + ',"content":' + content_json
+    if tail:
+        text += "," + dump_json(tail)[1:-1]
+    if "meta" in doc:  # the last key
+        text += ',"meta":' + (dump_json(doc["meta"]) if meta_json is None else meta_json)
+    return text + "}"
 
 
 def edge_props(edge: Edge) -> dict[str, Any]:

@@ -12,18 +12,19 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Protocol
 
 import orjson
 
 from memexd.errors import BadUserInput, InvalidTimestamp
 from memexd.ids import MAX_TIME_MS, new_id, timestamp_ms
-from memexd.memory.model import Edge, EdgeFilter, EdgePatch, Item, ItemPatch, NewEdge, NewItem
+from memexd.memory.model import Edge, EdgeFilter, EdgePatch, Item, ItemPatch, NewEdge
 from memexd.settings import Settings
 from memexd.types import JSONObject
 
 __all__ = [
     "RESERVED_KINDS",
+    "ItemDraft",
     "Limits",
     "ValidItem",
     "check_edge_kind",
@@ -41,6 +42,7 @@ __all__ = [
     "check_uuid7",
     "edge_filter",
     "edge_patch",
+    "item_of",
     "item_patch",
     "json_object",
     "json_value",
@@ -110,8 +112,9 @@ def check_uuid7(value: Any, field: str = "id") -> str:
     """A UUIDv7 whose time is a real date (up to 9999-12-31): an item's creation
     time is read from its id, so anything else is ``INVALID_TIMESTAMP``, as
     MemEX's ``extractTimestamp`` has it."""
-    lowered = check_uuid(value, field)
-    if not _UUID7.fullmatch(lowered):
+    lowered = value.lower() if isinstance(value, str) else None
+    if lowered is None or not _UUID7.fullmatch(lowered):  # the common case: one match
+        check_uuid(value, field)  # not a UUID at all: BAD_USER_INPUT
         raise InvalidTimestamp(f"{field}: {value!r} is not a UUIDv7, so it carries no time")
     if lowered > _LAST_UUID7:  # ids sort by their time: past 9999-12-31 (MAX_TIME_MS)
         raise InvalidTimestamp(f"{field}: {value!r} carries a time after the year 9999")
@@ -259,6 +262,38 @@ def _check_integers(value: Any, field: str) -> None:
 # ---------------------------------------------------------------- items
 
 
+class ItemDraft(Protocol):
+    """What :func:`new_item` reads: a :class:`NewItem`, or any input with the
+    same fields (GraphQL's ``MemoryItemInput``), so no copy is made first."""
+
+    @property
+    def id(self) -> Any: ...
+    @property
+    def scope(self) -> Any: ...
+    @property
+    def kind(self) -> Any: ...
+    @property
+    def content(self) -> Any: ...
+    @property
+    def author(self) -> Any: ...
+    @property
+    def source_kind(self) -> Any: ...
+    @property
+    def authority(self) -> Any: ...
+    @property
+    def parents(self) -> Any: ...
+    @property
+    def conviction(self) -> Any: ...
+    @property
+    def importance(self) -> Any: ...
+    @property
+    def intent_id(self) -> Any: ...
+    @property
+    def task_id(self) -> Any: ...
+    @property
+    def meta(self) -> Any: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ValidItem:
     """A validated new item with its JSON texts, serialised once."""
@@ -268,30 +303,40 @@ class ValidItem:
     meta_json: str | None
 
 
-def new_item(d: NewItem, limits: Limits) -> ValidItem:
+def new_item(d: ItemDraft, limits: Limits) -> ValidItem:
     """A checked new item; errors name the field (callers add where it sits)."""
-    item_id = check_uuid7(d.id, "id") if d.id is not None else new_id()
+    return item_of(d.id, d.scope, d.kind, d.content, d.author, d.source_kind, d.authority,
+                   d.parents, d.conviction, d.importance, d.intent_id, d.task_id, d.meta,
+                   limits)  # fmt: skip
+
+
+def item_of(
+    item_id: Any, scope: Any, kind: Any, content: Any, author: Any, source_kind: Any,
+    authority: Any, parents: Any, conviction: Any, importance: Any, intent_id: Any,
+    task_id: Any, meta: Any, limits: Limits,
+) -> ValidItem:  # fmt: skip
+    """:func:`new_item` from its fields, for callers that hold them apart (a
+    record being imported): no draft is built first."""
+    item_id = check_uuid7(item_id, "id") if item_id is not None else new_id()
     size = limits.max_content_bytes
-    content, content_json = json_object(d.content, "content", max_bytes=size)
-    meta, meta_json = (
-        (None, None) if d.meta is None else json_object(d.meta, "meta", max_bytes=size)
-    )
+    content_json = json_object(content, "content", max_bytes=size)[1]
+    meta_json = None if meta is None else json_object(meta, "meta", max_bytes=size)[1]
     item = Item(
         id=item_id,
-        scope=check_text(d.scope, "scope"),
-        kind=check_text(d.kind, "kind"),
+        scope=check_text(scope, "scope"),
+        kind=check_text(kind, "kind"),
         content=content,
-        author=check_text(d.author, "author"),
-        source_kind=check_text(d.source_kind, "sourceKind"),
-        authority=check_score(d.authority, "authority", required=True) or 0.0,
+        author=check_text(author, "author"),
+        source_kind=check_text(source_kind, "sourceKind"),
+        authority=check_score(authority, "authority", required=True) or 0.0,
         created_at=timestamp_ms(item_id),
         parents=None
-        if d.parents is None
-        else tuple(check_ids(d.parents, "parents", max_len=limits.max_list)),
-        conviction=check_score(d.conviction, "conviction"),
-        importance=check_score(d.importance, "importance"),
-        intent_id=check_opt_uuid(d.intent_id, "intentId"),
-        task_id=check_opt_uuid(d.task_id, "taskId"),
+        if parents is None
+        else tuple(check_ids(parents, "parents", max_len=limits.max_list)),
+        conviction=None if conviction is None else check_score(conviction, "conviction"),
+        importance=None if importance is None else check_score(importance, "importance"),
+        intent_id=None if intent_id is None else check_uuid(intent_id, "intentId"),
+        task_id=None if task_id is None else check_uuid(task_id, "taskId"),
         meta=meta,
     )
     return ValidItem(item, content_json, meta_json)

@@ -8,11 +8,12 @@ import logging
 import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import Any, overload
 
 import orjson
-from cross_web import HTTPException
+from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from starlette.applications import Starlette
+from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -20,11 +21,14 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.types import Receive, Scope, Send
 from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
 from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
-from strawberry.exceptions import ConnectionRejectionError
-from strawberry.http import GraphQLHTTPResponse, process_result
+from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
+from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData, process_result
 from strawberry.http.exceptions import WebSocketDisconnected
+from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
+from strawberry.types.graphql import OperationType
+from strawberry.types.unset import UNSET
 
 from memexd.access.gate import Gate
 from memexd.access.grants import NOBODY
@@ -41,8 +45,10 @@ from memexd.memory.validation import long_number
 from memexd.schema.build import build_schema
 from memexd.server import graphiql
 from memexd.server.context import Context
+from memexd.server.execution import Operations
 from memexd.server.extensions import coded
-from memexd.server.http import BodyLimit, error_body
+from memexd.server.http import BodyLimit, Shortcut, error_body
+from memexd.server.ingest import ingest_route
 from memexd.settings import Settings, load_settings
 from memexd.types import GraphStore
 
@@ -68,6 +74,8 @@ def _origin(headers: Any) -> Origin:
     """Trace id from ``x-trace-id`` or a W3C ``traceparent`` header; cause id
     from ``x-cause-id`` (what made the caller act: an event id, a request id).
     Values that are not short plain tokens are ignored, never stored."""
+    if isinstance(headers, Headers):
+        headers = _tracing(headers.raw)
     cause = headers.get("x-cause-id")
     cause = cause if cause and _TRACE.fullmatch(cause) else None
     trace = headers.get("x-trace-id")
@@ -75,6 +83,19 @@ def _origin(headers: Any) -> Origin:
         return Origin(trace_id=trace, cause_id=cause)
     parent = _TRACEPARENT.fullmatch(headers.get("traceparent", ""))
     return Origin(trace_id=parent.group(1) if parent else None, cause_id=cause)
+
+
+def _tracing(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    """The first of each tracing header, as ``Headers.get`` gives it, in one
+    pass over the raw headers (three lookups cost a point read ~3 µs)."""
+    found: dict[str, str] = {}
+    for name, value in raw:
+        if name in _TRACING and _TRACING[name] not in found:
+            found[_TRACING[name]] = value.decode("latin-1")
+    return found
+
+
+_TRACING = {b"x-cause-id": "x-cause-id", b"x-trace-id": "x-trace-id", b"traceparent": "traceparent"}
 
 
 def _no_constants(name: str) -> Any:
@@ -121,6 +142,8 @@ class _GraphQLApp(GraphQL[Context, None]):
         self.gate = gate
         self.feed = feed
         self.max_tokens = settings.max_tokens
+        #: Schema.execute without its per-phase extension machinery (if the schema allows)
+        self.operations = Operations.of(self.schema)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -144,6 +167,91 @@ class _GraphQLApp(GraphQL[Context, None]):
                 error_body(exc.message, exc.code), 503, media_type="application/json"
             )
         await response(scope, receive, send)
+
+    @overload
+    async def run(
+        self, request: Request, context: Context = UNSET, root_value: None = UNSET
+    ) -> Response: ...
+
+    @overload
+    async def run(
+        self, request: WebSocket, context: Context = UNSET, root_value: None = UNSET
+    ) -> WebSocket: ...
+
+    async def run(
+        self, request: Request | WebSocket, context: Context = UNSET, root_value: None = UNSET
+    ) -> Response | WebSocket:
+        """Strawberry's ``run``; a POST takes the same steps without those that
+        do nothing in this view (a root value, sub-response headers, HTTP
+        streaming transports, batches, incremental delivery; checking a result
+        against Strawberry's runtime protocol alone takes ~10 µs)."""
+        if isinstance(request, WebSocket):
+            return await super().run(request, context, root_value)
+        if (
+            request.method != "POST"
+            or context is not UNSET
+            or root_value is not UNSET
+            or self._stream_transport_map
+        ):
+            return await super().run(request, context, root_value)
+        adapter = self.request_adapter_class(request)
+        # never sent: the context has no use for it, nothing sets its headers
+        sub_response = Response()
+        own = await self.get_context(request, response=sub_response)
+        try:
+            data = await self.parse_http_body(adapter)
+        except json.JSONDecodeError as exc:
+            raise HTTPException(400, "Unable to parse request body as JSON") from exc
+        except KeyError as exc:
+            raise HTTPException(400, "File(s) missing in form data") from exc
+        result = await self.execute_operation(
+            request=request,
+            request_adapter=adapter,
+            request_data=data,
+            context=own,
+            root_value=None,
+            sub_response=sub_response,
+        )
+        if not isinstance(result, ExecutionResult):  # only the cases skipped above give others
+            raise TypeError(f"unexpected execution result {type(result).__name__}")
+        response_data = await self.process_result(request=request, result=result)
+        if result.errors:
+            self._handle_errors(result.errors, response_data)
+        return Response(self.encode_json(response_data), media_type="application/json")
+
+    async def parse_http_body(
+        self, request: AsyncHTTPRequestAdapter
+    ) -> GraphQLRequestData | list[GraphQLRequestData]:
+        """Strawberry's, with a shortcut for the usual ``Content-Type:
+        application/json`` POST (its parser builds an email message)."""
+        if (
+            request.method != "POST"
+            or request.content_type != "application/json"
+            or self._stream_transport_map
+        ):
+            return await super().parse_http_body(request)
+        data = self.parse_json(await request.get_body())  # a dict: see parse_json
+        query, variables = data.get("query"), data.get("variables")
+        extensions = data.get("extensions")
+        if not isinstance(query, str | None):
+            raise HTTPException(
+                400, "The GraphQL operation's `query` must be a string or null, if provided."
+            )
+        if not isinstance(variables, dict | None):
+            raise HTTPException(
+                400, "The GraphQL operation's `variables` must be an object or null, if provided."
+            )
+        if not isinstance(extensions, dict | None):
+            raise HTTPException(
+                400,
+                "The GraphQL operation's `extensions` must be an object or null, if provided.",
+            )
+        return GraphQLRequestData(
+            query=query,
+            variables=variables,
+            operation_name=data.get("operationName"),
+            extensions=extensions,
+        )
 
     async def render_graphql_ide(self, request: Request) -> Response:
         return HTMLResponse(graphiql.page(str(request.url.path)))
@@ -187,7 +295,8 @@ class _GraphQLApp(GraphQL[Context, None]):
             access = NOBODY
         else:
             access = self.gate.authenticate(request.headers.get("authorization"))
-            log.debug("%s %s by %s", request.method, request.url.path, access.name)
+            if log.isEnabledFor(logging.DEBUG):  # request.url costs a parse
+                log.debug("%s %s by %s", request.method, request.url.path, access.name)
         return Context.of(memex.as_caller(access), _origin(request.headers), request, self.feed)
 
     async def execute_operation(self, *args: Any, **kwargs: Any) -> Any:
@@ -200,9 +309,48 @@ class _GraphQLApp(GraphQL[Context, None]):
                                      "graphql-transport-ws on /graphql")  # fmt: skip
         return await super().execute_operation(*args, **kwargs)
 
+    async def execute_single(
+        self,
+        request: Request,
+        request_adapter: AsyncHTTPRequestAdapter,
+        sub_response: Response,
+        context: Context,
+        root_value: None,
+        request_data: GraphQLRequestData,
+    ) -> ExecutionResult:
+        """Strawberry's, through :class:`Operations` when the schema allows."""
+        operations = self.operations
+        if operations is None:
+            return await super().execute_single(
+                request, request_adapter, sub_response, context, root_value, request_data
+            )
+        method = request_adapter.method
+        allowed = OperationType.from_http(method)
+        if not self.allow_queries_via_get and method == "GET":
+            allowed = allowed - {OperationType.QUERY}
+        try:
+            return await operations.execute(
+                request_data.query,
+                request_data.variables,
+                context,
+                root_value,
+                request_data.operation_name,
+                allowed,
+                request_data.extensions,
+            )
+        except CannotGetOperationTypeError as exc:
+            raise HTTPException(400, exc.as_http_error_reason()) from exc
+        except InvalidOperationTypeError as exc:
+            raise HTTPException(400, exc.as_http_error_reason(method)) from exc
+        except MissingQueryError as exc:
+            raise HTTPException(400, "No GraphQL query found in the request") from exc
+
     def _ide_page(self, request: Request) -> bool:
-        return self.graphql_ide is not None and self.should_render_graphql_ide(
-            self.request_adapter_class(request)
+        # only a GET renders the page
+        return (
+            self.graphql_ide is not None
+            and request.method == "GET"
+            and self.should_render_graphql_ide(self.request_adapter_class(request))
         )
 
     async def on_ws_connect(self, context: Context) -> None:
@@ -271,11 +419,14 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
             Route("/graphql", graphql, methods=None),  # the view refuses other methods
             WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz),
+            ingest_route(lambda: holder.memex, gate, _origin),
         ],
         lifespan=lifespan,
     )
     app.state.gate = gate
     app.state.feed = feed
+    if not app.exception_handlers:  # the shortcut would pass them by
+        app.add_middleware(Shortcut, path="/graphql", target=graphql)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes)
     if settings.cors_origins:
         app.add_middleware(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Generator, Iterator
 from functools import lru_cache
 from typing import Any
 
@@ -20,7 +20,7 @@ from memexd.errors import BadUserInput, MemexError, ResourceExhausted
 from memexd.server.cost import CostModel, count_fields, estimate
 from memexd.settings import Settings
 
-__all__ = ["DocumentLimits", "ErrorCodes", "coded", "schema_extensions"]
+__all__ = ["DocumentLimits", "ErrorCodes", "Limits", "coded", "schema_extensions"]
 
 log = logging.getLogger("memexd.graphql")
 
@@ -32,6 +32,9 @@ class ErrorCodes(SchemaExtension):
 
     def on_operation(self) -> Iterator[None]:
         yield
+        self.code_errors()
+
+    def code_errors(self) -> None:
         result = self.execution_context.result
         errors = getattr(result, "errors", None)
         if result is not None and errors:
@@ -115,16 +118,20 @@ class _Checks:
         return estimate(schema, document, operation, dict(numbers), self.model)
 
 
-class DocumentLimits(SchemaExtension):
-    """Document limits with parse and validation caches, then the cost limit.
+class DocumentLimits(ErrorCodes):
+    """Document limits with parse and validation caches, then the cost limit;
+    and :class:`ErrorCodes` once the operation is over.
 
     Tokens (while parsing), field count (before validation, which is
     quadratic in it), depth and aliases (validation rules), then the
     estimated cost with the request's variables (before execution). One
-    extension rather than Strawberry's several (each costs hooks on every
-    request). The parse cache never raises inside its hook: a hook that
-    raises skips the other extensions' operation hooks; on a syntax error the
-    document stays unset and Strawberry's own parse reports it.
+    extension with one hook: each hook Strawberry runs costs a few
+    microseconds on every request. Parsing and checking happen when the
+    operation starts; Strawberry then skips its own parse (the document is
+    set) and its own validation (the errors are). The parse cache never
+    raises: on a syntax error the document stays unset and Strawberry's own
+    parse reports it. Strawberry checks the operation type (GET, names) after
+    parsing either way, before it looks at these errors.
     """
 
     def __init__(
@@ -137,27 +144,23 @@ class DocumentLimits(SchemaExtension):
         self.rules = rules
         self.checks = checks
 
-    def on_operation(self) -> Iterator[None]:
+    def on_operation(self) -> Generator[None, None, None]:
         context = self.execution_context
-        context.parse_options["max_tokens"] = self.settings.max_tokens
+        max_tokens = self.settings.max_tokens
+        context.parse_options["max_tokens"] = max_tokens
         rules = self.rules
         if self.settings.production and not _is_admin(context.context):
             rules = (*rules, AdminIntrospection)
         context.validation_rules = context.validation_rules + rules
+        query = context.query
+        if query:
+            if context.graphql_document is None:
+                with contextlib.suppress(GraphQLError):
+                    context.graphql_document = _parse(query, max_tokens)
+            if context.graphql_document is not None:
+                context.pre_execution_errors = self._check(query)
         yield
-
-    def on_parse(self) -> Iterator[None]:
-        context = self.execution_context
-        if context.graphql_document is None and context.query:
-            with contextlib.suppress(GraphQLError):
-                context.graphql_document = _parse(context.query, self.settings.max_tokens)
-        yield
-
-    def on_validate(self) -> Iterator[None]:
-        context = self.execution_context
-        if context.graphql_document is not None and context.query:
-            context.pre_execution_errors = self._check(context.query)
-        yield
+        self.code_errors()
 
     def _check(self, query: str) -> list[GraphQLError]:
         context = self.execution_context
@@ -233,4 +236,22 @@ def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:
         aliases_rule(settings.max_aliases),
     )
     checks = _Checks(settings, cost_model(settings))
-    return [ErrorCodes, lambda: DocumentLimits(settings, rules, checks)]
+    return [Limits(settings, rules, checks)]
+
+
+class Limits:
+    """The factory of :class:`DocumentLimits`, one per request (a class of
+    its own, so the HTTP view can tell memexd's extension set from others)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        rules: tuple[type[ASTValidationRule], ...],
+        checks: _Checks,
+    ) -> None:
+        self.settings = settings
+        self.rules = rules
+        self.checks = checks
+
+    def __call__(self) -> DocumentLimits:
+        return DocumentLimits(self.settings, self.rules, self.checks)

@@ -1,4 +1,5 @@
-"""HTTP guards: the request body size limit, and error bodies given outside GraphQL."""
+"""HTTP guards: the request body size limit, a shortcut past Starlette's
+routing for the GraphQL path, and error bodies given outside GraphQL."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodyLimit", "error_body"]
+__all__ = ["BodyLimit", "Shortcut", "error_body"]
 
 
 def error_body(message: str, code: str = "BAD_USER_INPUT") -> bytes:
@@ -24,7 +25,9 @@ class BodyLimit:
     """Reject bodies over ``max_bytes`` with 413 and a GraphQL-shaped error.
 
     Checks ``Content-Length`` up front and counts streamed chunks too, so a
-    chunked upload cannot slip past the header check.
+    chunked upload cannot slip past the header check. A body with one
+    ``Content-Length`` within the limit (and no ``Transfer-Encoding``) is not
+    counted: HTTP/1.1 framing ends it there, the server delivers no more.
     """
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
@@ -35,10 +38,20 @@ class BodyLimit:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        lengths = 0
+        framed = True
         for name, value in scope.get("headers", ()):
-            if name == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
-                await self._reject(send)
-                return
+            if name == b"content-length":
+                if value.isdigit() and int(value) > self.max_bytes:
+                    await self._reject(send)
+                    return
+                lengths += 1
+                framed = framed and value.isdigit()
+            elif name == b"transfer-encoding":
+                framed = False
+        if framed and lengths == 1:
+            await self.app(scope, receive, send)
+            return
         seen = 0
 
         async def counting_receive() -> Message:
@@ -76,3 +89,25 @@ class BodyLimit:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+class Shortcut:
+    """HTTP requests for ``path`` go straight to ``target``, past Starlette's
+    exception middleware and router (a request object, two wrappers and a
+    route scan on every request). For that path they do nothing: its route
+    always matches, and ``target`` answers its own errors (no Starlette
+    ``HTTPException``; the app registers no exception handlers). Outer
+    middleware (errors, CORS, the body limit) still applies. Requests behind
+    a root path, other paths and other scope types take the usual way.
+    """
+
+    def __init__(self, app: ASGIApp, path: str, target: ASGIApp) -> None:
+        self.app = app
+        self.path = path
+        self.target = target
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http" and scope["path"] == self.path and not scope.get("root_path"):
+            await self.target(scope, receive, send)
+            return
+        await self.app(scope, receive, send)

@@ -26,7 +26,7 @@ from uuid import uuid4
 
 import orjson
 
-from memexd.errors import BadUserInput, MemexError, StartupError
+from memexd.errors import BadUserInput, InvalidTimestamp, MemexError, StartupError
 from memexd.settings import Settings
 from memexd.transplant.export import KEYS
 from memexd.transplant.files import (
@@ -34,9 +34,11 @@ from memexd.transplant.files import (
     ExportWriter,
     export_pages,
     export_records,
+    holds_records,
     local_copy,
     log_values,
     output,
+    placed_values,
     write_failures,
 )
 
@@ -250,7 +252,9 @@ def _import(args: argparse.Namespace, settings: Settings, done: _Done) -> int:
     options = ImportOptions(args.skip_existing, args.shallow_compare, args.re_id, args.scope)
     label, page = _label(args.file), settings.traversal_max_nodes
     with local_copy(args.file) as path, _output_or_none(args.report) as report_file:
-        counts = _check_slice(path, label, settings)
+        records = holds_records(path)
+        counts = _check_records(path, label, settings) if records else _check_slice(
+            path, label, settings)  # fmt: skip
         total = sum(counts.values())
         if args.re_id and total > page:
             raise BadUserInput(
@@ -258,9 +262,8 @@ def _import(args: argparse.Namespace, settings: Settings, done: _Done) -> int:
                 f"records, more than {page:,} (MEMEXD_TRAVERSAL_MAX_NODES)"
             )
         bar = _Bar(args, "importing", total, done)
-        start = time.perf_counter()
-        report = asyncio.run(_write_slices(path, label, counts, options, settings, bar))
-        seconds = time.perf_counter() - start
+        write = _write_records if records else _write_slices
+        report, seconds = asyncio.run(write(path, label, counts, options, settings, bar))
         if report_file is not None:
             report_file.write(orjson.dumps(report.json(), option=orjson.OPT_INDENT_2) + b"\n")
     lines = [f"imported {total:,} records from {label} in {seconds:.1f} s"]
@@ -269,6 +272,38 @@ def _import(args: argparse.Namespace, settings: Settings, done: _Done) -> int:
         lines.append(f"  {bucket}: {found or 'none'}")
     _say(args, "\n".join(lines), data_on_stdout=args.report == STDIO)
     return 0
+
+
+def _check_records(path: Path, label: str, settings: Settings) -> dict[str, int]:
+    """Every memory record of a records file (NDJSON or a JSON array) checked
+    as an export's are; the count, as :func:`_check_slice` gives it."""
+    from memexd.memory.validation import Limits
+    from memexd.transplant.memories import checked_record
+
+    limits, count = Limits.of(settings), 0
+    for where, raw in placed_values(path, label):
+        try:
+            checked_record(limits, where, raw)
+        except (BadUserInput, InvalidTimestamp) as exc:
+            raise BadUserInput(f"{label}: {exc.message}") from None
+        count += 1
+    return {"memories": count}
+
+
+async def _write_records(
+    path: Path, label: str, counts: dict[str, int], options: ImportOptions,
+    settings: Settings, bar: _Bar,
+) -> tuple[ImportReport, float]:  # fmt: skip
+    """The report and the seconds the writing took (from a ready engine)."""
+    from memexd.transplant.memories import import_records
+
+    async with _core(settings) as memex:
+        start = time.perf_counter()
+        with bar:
+            report = await import_records(
+                memex, placed_values(path, label), options, _origin(), bar.advance
+            )
+        return report, time.perf_counter() - start
 
 
 def _check_slice(path: Path, label: str, settings: Settings) -> dict[str, int]:
@@ -291,11 +326,13 @@ def _check_slice(path: Path, label: str, settings: Settings) -> dict[str, int]:
 async def _write_slices(
     path: Path, label: str, counts: dict[str, int], options: ImportOptions,
     settings: Settings, bar: _Bar,
-) -> ImportReport:  # fmt: skip
+) -> tuple[ImportReport, float]:  # fmt: skip
+    """The report and the seconds the writing took (from a ready engine)."""
     from memexd.transplant.slices import ImportReport
 
     report, origin = ImportReport(), _origin()
     async with _core(settings) as memex:
+        start = time.perf_counter()
         with bar:
             for page in export_pages(path, label, counts, settings.traversal_max_nodes):
                 part = await memex.importer.slice(page, options, origin)
@@ -304,7 +341,7 @@ async def _write_slices(
                     for kind in KEYS:
                         getattr(mine, kind).extend(getattr(theirs, kind))
                 bar.advance(sum(len(records) for records in page.values()))
-    return report
+        return report, time.perf_counter() - start
 
 
 # ---------------------------------------------------------------- export

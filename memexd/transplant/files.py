@@ -39,9 +39,11 @@ __all__ = [
     "ExportWriter",
     "export_pages",
     "export_records",
+    "holds_records",
     "local_copy",
     "log_values",
     "output",
+    "placed_values",
     "write_failures",
 ]
 
@@ -84,6 +86,39 @@ def log_values(path: Path, label: str) -> Iterator[Any]:
             yield from _ndjson(f, label)
 
 
+def placed_values(path: Path, label: str) -> Iterator[tuple[str, Any]]:
+    """:func:`log_values` with where each value is (``line 3`` of NDJSON,
+    ``element 2`` of an array), for messages."""
+    with path.open("rb") as f:
+        if _first_byte(f) == b"[":
+            for index, value in enumerate(_array(f, label)):
+                yield f"element {index}", value
+            return
+        for number, value in _ndjson(f, label, numbered=True):
+            yield f"line {number}", value
+
+
+def holds_records(path: Path) -> bool:
+    """Whether a file for ``import`` holds bare memory records (a JSON array,
+    or NDJSON: one per line) rather than one MemEX export object: it starts
+    with ``[``, or its first line is a whole JSON object that is a record
+    (it has an ``id``, as every memory record must)."""
+    with path.open("rb") as f:
+        first = _first_byte(f)
+        if first == b"[":
+            return True
+        if first != b"{":
+            return False
+        line = f.readline(MAX_LINE_BYTES).strip(_BLANK)
+        while not line and (line := f.readline(MAX_LINE_BYTES)):
+            line = line.strip(_BLANK)
+    try:
+        value = orjson.loads(line)
+    except orjson.JSONDecodeError:
+        return False  # an export object over several lines
+    return isinstance(value, dict) and "id" in value
+
+
 def _first_byte(f: IO[bytes]) -> bytes:
     """The first non-blank byte (a UTF-8 BOM skipped); ``f`` is left at the start
     of the content."""
@@ -98,19 +133,20 @@ def _first_byte(f: IO[bytes]) -> bytes:
     return b""
 
 
-def _ndjson(f: IO[bytes], label: str) -> Iterator[Any]:
+def _ndjson(f: IO[bytes], label: str, *, numbered: bool = False) -> Iterator[Any]:
     for number, line in enumerate(iter(lambda: f.readline(MAX_LINE_BYTES + 1), b""), 1):
         if len(line) > MAX_LINE_BYTES:
             raise BadUserInput(f"{label}: line {number} is longer than {MAX_LINE_BYTES} bytes")
         if not line.strip(_BLANK):
             continue
         try:
-            yield orjson.loads(line)
+            value = orjson.loads(line)
         except orjson.JSONDecodeError as exc:
             hint = " (a JSON file must be an array or NDJSON)" if number == 1 else ""
             raise BadUserInput(
                 f"{label}: line {number}, column {exc.colno}: bad JSON: {exc.msg}{hint}"
             ) from None
+        yield (number, value) if numbered else value
 
 
 def _array(f: IO[bytes], label: str) -> Iterator[Any]:

@@ -34,8 +34,7 @@ from memexd.errors import (
     StorageError,
 )
 from memexd.events.vocabulary import Event, Origin
-from memexd.memory.model import NewItem
-from memexd.memory.validation import new_item
+from memexd.memory.validation import ValidItem, new_item
 from memexd.transplant.commands import Command, ItemCreate, parse_command
 from memexd.transplant.timestamps import parse_iso_ts
 
@@ -113,7 +112,7 @@ class _Draft:
     position: int
     index: int
     item_id: str
-    draft: NewItem
+    valid: ValidItem  # checked once: batches are prepared from it
 
 
 class _Run:
@@ -159,7 +158,7 @@ class _Run:
     def _fail(self, position: int, index: int, exc: MemexError) -> None:
         self._failed.append((position, ReplayFailure(index, exc.code, exc.message)))
 
-    def _applied(self, count: int, events: list[Event]) -> None:
+    def _applied(self, count: int, events: Sequence[Event]) -> None:
         self.outcome.applied += count
         if self.keep_events:
             self.outcome.events.extend(events)
@@ -168,11 +167,12 @@ class _Run:
         """A run of ``memory.create``: each draft checked alone first (so a bad
         one fails alone), a repeated id fails after its first, the rest in
         one ``items.create``."""
-        valid: list[_Draft] = []
+        drafts: list[_Draft] = []
         seen: set[str] = set()
         for position, index, command in run:
             try:
-                item = new_item(command.draft, self.memex.limits).item
+                valid = new_item(command.draft, self.memex.limits)
+                item = valid.item
                 self.memex.access.require_write(item.scope, field="item.scope")
                 if item.id in seen:
                     raise DuplicateMemory([item.id])
@@ -180,8 +180,8 @@ class _Run:
                 self._fail(position, index, exc)
                 continue
             seen.add(item.id)
-            valid.append(_Draft(position, index, item.id, command.draft))
-        await self._batches(valid)
+            drafts.append(_Draft(position, index, item.id, valid))
+        await self._batches(drafts)
         self.done(len(run))
 
     async def _batches(self, drafts: list[_Draft]) -> None:
@@ -192,7 +192,9 @@ class _Run:
         while queue:
             part = queue.popleft()
             try:
-                _, events = await self.memex.items.create([d.draft for d in part], self.origin)
+                batch = self.memex.items.prepare([d.valid for d in part], self.origin)
+                await self.memex.items.write(batch)
+                events = batch.events
             except MemexError as exc:
                 taken = await self._taken(part, _callers(exc))
                 if taken:

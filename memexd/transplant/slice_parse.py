@@ -16,14 +16,14 @@ from memexd.ids import timestamp_ms
 from memexd.intents.records import Record, new_data
 from memexd.intents.spec import INTENT, TASK
 from memexd.memory import validation as check
-from memexd.memory.model import NewEdge, NewItem
+from memexd.memory.model import NewEdge
 from memexd.memory.records import edge_json, item_json
 from memexd.types import JSONObject
 
 if TYPE_CHECKING:
     pass
 
-__all__ = ["KINDS", "Entry", "parse_slice"]
+__all__ = ["KINDS", "Entry", "memory_item", "memory_record", "parse_slice"]
 
 #: The kinds of record, in the order an import processes them.
 KINDS = ("memories", "edges", "intents", "tasks")
@@ -40,6 +40,7 @@ class Entry:
 
 _ITEM_KEYS = ("id", "scope", "kind", "content", "author", "source_kind", "parents", "authority",
               "conviction", "importance", "created_at", "intent_id", "task_id", "meta")  # fmt: skip
+_ITEM_KEY_SET = frozenset(_ITEM_KEYS)
 _EDGE_KEYS = ("edge_id", "from", "to", "kind", "weight", "author", "source_kind", "authority",
               "active", "meta")  # fmt: skip
 _KEYS = {"memories": _ITEM_KEYS, "edges": _EDGE_KEYS, "intents": INTENT.order, "tasks": TASK.order}
@@ -94,14 +95,37 @@ def _entry(kind: str, path: str, raw: Any, limits: check.Limits) -> Entry:
 
 def _at(path: str, exc: BadUserInput | InvalidTimestamp) -> MemexError:
     """The error, its message starting with the record's path (and the
-    field's MemEX name, where the service said ``sourceKind: …``)."""
+    field's MemEX name, where the service said ``sourceKind: …``); no path:
+    only the field's name."""
     head, sep, rest = exc.message.partition(": ")
+    where = f"{path}." if path else ""
     if sep and head.isidentifier():
-        return type(exc)(f"{path}.{_SNAKE.get(head, head)}: {rest}")
-    return type(exc)(f"{path}: {exc.message}")
+        return type(exc)(f"{where}{_SNAKE.get(head, head)}: {rest}")
+    return type(exc)(f"{path}: {exc.message}" if path else exc.message)
 
 
 def _memory(raw: Mapping[str, Any], limits: check.Limits) -> JSONObject:
+    return item_json(memory_item(raw, limits).item)
+
+
+def memory_record(raw: Any, limits: check.Limits) -> check.ValidItem:
+    """One MemEX memory record checked as a slice's ``memories[i]`` is (errors
+    name the field as MemEX does, e.g. ``source_kind: …``)."""
+    if not isinstance(raw, dict):
+        raise BadUserInput("must be a JSON object")
+    try:
+        unknown = raw.keys() - _ITEM_KEY_SET
+        if unknown:
+            raise BadUserInput(f"unknown fields {sorted(unknown)}")
+        for name in _REQUIRED["memories"]:
+            if raw.get(name) is None:
+                raise BadUserInput("is required", field=name)
+        return memory_item(raw, limits)
+    except (BadUserInput, InvalidTimestamp) as exc:
+        raise _at("", exc) from None
+
+
+def memory_item(raw: Mapping[str, Any], limits: check.Limits) -> check.ValidItem:
     """An item as ``createItems`` checks it. Its id must be a UUIDv7 (memexd
     reads creation time from it), and a given ``created_at`` must be that time."""
     value = raw["id"]
@@ -118,8 +142,11 @@ def _memory(raw: Mapping[str, Any], limits: check.Limits) -> JSONObject:
             "creation time from the id",
             field="created_at",
         )
-    fields = {k: raw.get(k) for k in _ITEM_KEYS if k not in ("id", "created_at")}
-    return item_json(check.new_item(NewItem(id=item_id, **fields), limits).item)
+    get = raw.get
+    return check.item_of(item_id, get("scope"), get("kind"), get("content"), get("author"),
+                         get("source_kind"), get("authority"), get("parents"),
+                         get("conviction"), get("importance"), get("intent_id"),
+                         get("task_id"), get("meta"), limits)  # fmt: skip
 
 
 def _edge(raw: Mapping[str, Any], limits: check.Limits) -> JSONObject:
