@@ -32,9 +32,9 @@ def test_prefix_bounds() -> None:
 
 
 def test_score_bands_stay_above_zero_and_widen() -> None:
-    assert list(bands("authority", 0)) == [1 - 1 / 64, 1 - 1 / 8]
-    hours = [(10**12 - b) / 3_600_000 for b in bands("recency", 10**12)]
-    assert hours == [1, 16, 256, 4096]
+    assert list(bands("authority", 0)) == [1 - 1 / 1024, 1 - 1 / 128, 1 - 1 / 16, 1 - 1 / 2]
+    minutes = [(10**12 - b) / 60_000 for b in bands("recency", 10**12)]
+    assert minutes == [10, 80, 640, 5120, 40960]
     assert list(bands("unknown", 0)) == []
 
 
@@ -70,12 +70,12 @@ async def test_indexed_meta_keys_filter_as_any_other(api: Api) -> None:
 async def test_banded_top_k_equals_the_full_sort(api: Api) -> None:
     """Ties on the band's edge, missing importances and pages larger than the
     band: every page equals the plain sort's."""
-    edge = 1 - 1 / 64
-    values = [1.0, edge, edge, 0.99, 0.9, 0.5, 0.0, None, None, edge]
+    edge = 1 - 1 / 1024
+    values = [1.0, edge, edge, 0.9995, 0.99, 0.5, 0.0, None, None, edge]
     for i, v in enumerate(values):
         await api.create(authority=v if v is not None else 0.3, importance=v, content={"i": i})
     everything = await api.ok(FIND, sort=[{"field": "IMPORTANCE", "order": "DESC"}], limit=100)
-    assert [i["importance"] for i in everything["items"]][:5] == [1.0, 0.99, edge, edge, edge]
+    assert [i["importance"] for i in everything["items"]][:5] == [1.0, 0.9995, edge, edge, edge]
     for field in ("AUTHORITY", "IMPORTANCE", "RECENCY", "CONVICTION"):
         sort = [{"field": field, "order": "DESC"}]
         whole = [i["id"] for i in (await api.ok(FIND, sort=sort, limit=100))["items"]]
@@ -115,3 +115,16 @@ async def test_filters_are_planned_as_index_scans(
     assert "Node By Index Scan | (n:Item)" in plan, plan
     assert "Label Scan" not in plan, plan
     assert index in fragment.text  # the indexed property, by its name
+
+
+async def test_a_prefix_with_a_selective_equality_is_checked_not_ranged(api: Api) -> None:
+    """Same answers whichever way the prefix is compiled."""
+    rows = [("a/x", "s1"), ("a/y", "s1"), ("b/x", "s1"), ("a/x", "s2")]
+    made = [(await api.create(scope=sc, meta={"session_id": se}))["id"] for sc, se in rows]
+    flt = {"scopePrefix": "a/", "meta": {"session_id": "s1"}}
+    got = await api.ok(FIND, f=flt, limit=100)
+    assert {i["id"] for i in got["items"]} == set(made[:2])
+    fragment = to_cypher(prepare(MemoryFilter(scope_prefix="a/", meta={"session_id": "s1"}),
+                                 Limits.of(Settings()), 0), api.graph)  # fmt: skip
+    assert "n.scope >=" not in fragment.text
+    assert "n.scope STARTS WITH" in fragment.text

@@ -30,7 +30,7 @@ from typing import Any
 from memexd.errors import BadUserInput
 from memexd.graph import Graph
 from memexd.graph.cypher import Fragment
-from memexd.memory.indexed import INDEXED_META, prefix_below
+from memexd.memory.indexed import INDEXED_META, SELECTIVE, prefix_below
 from memexd.memory.meta import canonical_json, path_keys
 from memexd.memory.model import SortKey
 from memexd.memory.validation import (
@@ -141,7 +141,7 @@ def prepare(flt: MemoryFilter | None, limits: Limits, now_ms: int) -> Expr:
     ``max_filter_terms`` predicates."""
     if flt is None:
         return TRUE
-    expr = _normal(_build(flt, limits, now_ms, 0), negate=False)
+    expr = _ranged(_normal(_build(flt, limits, now_ms, 0), negate=False))
     depth, terms = _measure(expr)
     if depth > limits.max_filter_depth:
         raise BadUserInput(
@@ -152,6 +152,23 @@ def prepare(flt: MemoryFilter | None, limits: Limits, now_ms: int) -> Expr:
             f"has {terms} conditions; at most {limits.max_filter_terms}", field="filter"
         )
     return expr
+
+
+def _ranged(expr: Expr) -> Expr:
+    """Scope prefixes AND-ed with a selective indexed equality are checked on
+    its few candidates, not walked as an index range: a prefix's range is
+    the union of every scope in it (``indexed.SELECTIVE``)."""
+    if not isinstance(expr, _Junction) or expr.op != "AND":
+        return expr
+    if not any(isinstance(p, Predicate) and not p.negated and p.name in SELECTIVE
+               for p in expr.parts):  # fmt: skip
+        return expr
+    return _Junction("AND", tuple(
+        _p("scope_starts", value=dict(p.params)["value"])
+        if isinstance(p, Predicate) and p.name in ("scope_prefix", "scope_prefix_open")
+        else p
+        for p in expr.parts
+    ))  # fmt: skip
 
 
 def conjoin(*exprs: Expr) -> Expr:

@@ -17,11 +17,20 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-__all__ = ["BAND_PAGE", "INDEXED_META", "bands", "prefix_below"]
+__all__ = ["BAND_PAGE", "INDEXED_META", "SELECTIVE", "bands", "prefix_below"]
 
 #: Meta paths whose equality filters are served by an index (MemEX's
 #: segmentation keys). Each has its fragment ``meta_<key>_eq``.
 INDEXED_META = frozenset({"agent_id", "session_id", "crew_id"})
+
+#: Equalities on indexed properties that few items share. A scope prefix
+#: AND-ed with one of them is checked on its candidates instead of walked as
+#: a range: on FalkorDB a string range is the union of every value in it
+#: (every scope of a tenant), which costs more than the equality saves.
+SELECTIVE = frozenset(
+    {"ids_in", "scope_eq", "author_eq", "intent_eq", "task_eq"}
+    | {f"meta_{key}_eq" for key in INDEXED_META}
+)
 
 #: Pages up to this size (offset included) are tried in bands first.
 BAND_PAGE = 200
@@ -32,12 +41,12 @@ _SAFE_LAST = 0xD7FF
 _HOUR_MS = 3_600_000
 #: (first band width, growth) per sort field: scores live in [0, 1].
 _BANDS = {
-    "authority": (1 / 64, 8.0),
-    "conviction": (1 / 64, 8.0),
-    "importance": (1 / 64, 8.0),
-    "recency": (float(_HOUR_MS), 16.0),
+    "authority": (1 / 1024, 8.0),
+    "conviction": (1 / 1024, 8.0),
+    "importance": (1 / 1024, 8.0),
+    "recency": (_HOUR_MS / 6, 8.0),
 }
-_TRIES = 4
+_TRIES = 5
 
 
 def prefix_below(prefix: str) -> str | None:

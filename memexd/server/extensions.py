@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Callable, Generator, Iterator
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -239,19 +240,14 @@ def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:
     return [Limits(settings, rules, checks)]
 
 
+@dataclass(frozen=True, slots=True)
 class Limits:
     """The factory of :class:`DocumentLimits`, one per request (a class of
     its own, so the HTTP view can tell memexd's extension set from others)."""
 
-    def __init__(
-        self,
-        settings: Settings,
-        rules: tuple[type[ASTValidationRule], ...],
-        checks: _Checks,
-    ) -> None:
-        self.settings = settings
-        self.rules = rules
-        self.checks = checks
+    settings: Settings
+    rules: tuple[type[ASTValidationRule], ...]
+    checks: _Checks
 
     def __call__(self) -> DocumentLimits:
         return DocumentLimits(self.settings, self.rules, self.checks)
