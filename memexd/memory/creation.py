@@ -27,35 +27,12 @@ from memexd.memory.validation import ValidItem
 
 __all__ = ["BatchBuilder", "CreatedEvents", "Prepared", "created_event"]
 
-#: The memory.created payload around the item's JSON text: what
-#: ``vocabulary.memory_created`` serialises (tests hold the two equal).
-_PAYLOAD_HEAD = '{"namespace":"memory","type":"memory.created","item":'
-_PAYLOAD_TAIL = ',"cause_type":"memory.create"}'
-
 
 def created_event(v: ValidItem, origin: Origin, event_id: str, ts: int) -> dict[str, Any]:
-    """The stored properties of ``v``'s memory.created event: those of
-    ``event_props(memory_created(…))`` (same id and time given), plus the
-    ``scopes`` the log tail fills in for an event that names none."""
-    item = v.item
-    text = item_json_text(item_json(item), v.content_json, v.meta_json)
-    props: dict[str, Any] = {
-        "id": event_id,
-        "namespace": "memory",
-        "type": "memory.created",
-        "ts": ts,
-        "payload": _PAYLOAD_HEAD + text + _PAYLOAD_TAIL,
-        "author": item.author,
-        "scope": item.scope,
-        "scopes": [item.scope],
-        "subject": item.id,
-        "item_ids": [item.id],
-    }
-    if origin.trace_id is not None:
-        props["trace_id"] = origin.trace_id
-    if origin.cause_id is not None:
-        props["cause_id"] = origin.cause_id
-    return props
+    """The stored properties of ``v``'s memory.created event, from the texts
+    validation already serialised (:func:`~memexd.events.vocabulary.memory_created_props`)."""
+    text = item_json_text(item_json(v.item), v.content_json, v.meta_json)
+    return ev.memory_created_props(v.item, origin, text, event_id=event_id, ts=ts)
 
 
 class CreatedEvents(Sequence[Event]):
