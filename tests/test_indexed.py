@@ -32,8 +32,8 @@ def test_prefix_bounds() -> None:
 
 
 def test_score_bands_stay_above_zero_and_widen() -> None:
-    assert list(bands("authority", 0)) == [1 - 1 / 1024, 1 - 1 / 128, 1 - 1 / 16, 1 - 1 / 2]
-    minutes = [(10**12 - b) / 60_000 for b in bands("recency", 10**12)]
+    assert [b for _, b in bands("authority", 0)] == [1 - 1 / 1024, 1 - 1 / 128, 1 - 1 / 16, 0.5]
+    minutes = [(10**12 - b) / 60_000 for _, b in bands("recency", 10**12)]
     assert minutes == [10, 80, 640, 5120, 40960]
     assert list(bands("unknown", 0)) == []
 
@@ -124,6 +124,9 @@ async def test_a_prefix_with_a_selective_equality_is_checked_not_ranged(api: Api
     flt = {"scopePrefix": "a/", "meta": {"session_id": "s1"}}
     got = await api.ok(FIND, f=flt, limit=100)
     assert {i["id"] for i in got["items"]} == set(made[:2])
+    negated = {"not": {"scopePrefix": "a/"}, "meta": {"session_id": "s1"}}
+    got = await api.ok(FIND, f=negated, limit=100)
+    assert {i["id"] for i in got["items"]} == {made[2]}
     fragment = to_cypher(prepare(MemoryFilter(scope_prefix="a/", meta={"session_id": "s1"}),
                                  Limits.of(Settings()), 0), api.graph)  # fmt: skip
     assert "n.scope >=" not in fragment.text

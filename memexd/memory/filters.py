@@ -164,7 +164,7 @@ def _ranged(expr: Expr) -> Expr:
                for p in expr.parts):  # fmt: skip
         return expr
     return _Junction("AND", tuple(
-        _p("scope_starts", value=dict(p.params)["value"])
+        Predicate("scope_starts", (("value", dict(p.params)["value"]),), p.negated)
         if isinstance(p, Predicate) and p.name in ("scope_prefix", "scope_prefix_open")
         else p
         for p in expr.parts
