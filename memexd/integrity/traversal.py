@@ -108,10 +108,8 @@ async def walk(
         if base == 0 and not _started(reach, row["starts"], max_nodes):
             return reach
         if "ends" in row:
-            known = len(reach.depth)
             deep_reached += frontier
-            frontier = _absorb_deep(reach, row["ends"], base, max_depth, max_nodes)
-            deep_reached += list(reach.depth)[known:]
+            frontier = _absorb_deep(reach, row["ends"], base, max_depth, max_nodes, deep_reached)
             base += DEEP
         else:
             frontier, base = _absorb(reach, row, base, max_depth, max_nodes)
@@ -167,10 +165,15 @@ def _absorb(
 
 
 def _absorb_deep(
-    reach: Reach, ends: list[list[Any]], base: int, max_depth: int, max_nodes: int
+    reach: Reach,
+    ends: list[list[Any]],
+    base: int,
+    max_depth: int,
+    max_nodes: int,
+    added: list[str],
 ) -> list[str]:
-    """Take a deep attempt's paths into the reach; return the next frontier
-    (the new items at its last level)."""
+    """Take a deep attempt's paths into the reach (the new items appended to
+    ``added`` too); return the next frontier (the new items at its last level)."""
     levels: dict[str, int] = {}
     for end, length in ends:
         if end is None:  # a start without paths
@@ -187,6 +190,7 @@ def _absorb_deep(
             reach.truncated = True
             return []
         reach.depth.update((n, base + length) for n in fresh)
+        added += fresh
     return fresh if DEEP in by_level else []
 
 

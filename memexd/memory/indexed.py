@@ -15,6 +15,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator
 
 __all__ = ["BAND_PAGE", "INDEXED_META", "SELECTIVE", "bands", "prefix_below"]
@@ -39,12 +40,13 @@ BAND_PAGE = 200
 _SAFE_LAST = 0xD7FF
 
 _HOUR_MS = 3_600_000
-#: (first band width, growth) per sort field: scores live in [0, 1].
+#: Per sort field: the fragment bounding a band from below, the first band's
+#: width and its growth (scores live in [0, 1]; recency counts back in ms).
 _BANDS = {
-    "authority": (1 / 1024, 8.0),
-    "conviction": (1 / 1024, 8.0),
-    "importance": (1 / 1024, 8.0),
-    "recency": (_HOUR_MS / 6, 8.0),
+    "authority": ("authority_min", 1 / 1024, 8.0),
+    "conviction": ("conviction_min", 1 / 1024, 8.0),
+    "importance": ("importance_min", 1 / 1024, 8.0),
+    "recency": ("created_after", _HOUR_MS / 6, 8.0),
 }
 _TRIES = 5
 
@@ -57,16 +59,19 @@ def prefix_below(prefix: str) -> str | None:
     return prefix[:-1] + chr(ord(prefix[-1]) + 1)
 
 
-def bands(field: str, now_ms: int) -> Iterator[float]:
-    """Lower bounds to try, widening, for a descending sort on ``field``
-    (none for fields without bands). Recency counts back from ``now_ms``;
-    score bounds stay above 0, where a missing importance sorts."""
+def bands(field: str, now_ms: int) -> Iterator[tuple[str, float | int]]:
+    """``(fragment, lower bound)`` to try, widening, for a descending sort on
+    ``field`` (none for fields without bands). Recency counts back from
+    ``now_ms`` in whole ms; score bounds stay above 0, where a missing
+    importance sorts."""
     if field not in _BANDS:
         return
-    width, growth = _BANDS[field]
-    top = float(now_ms) if field == "recency" else 1.0
+    fragment, width, growth = _BANDS[field]
     for _ in range(_TRIES):
-        if field != "recency" and top - width <= 0:
+        if field == "recency":
+            yield fragment, math.floor(now_ms - width)
+        elif 1.0 - width > 0:
+            yield fragment, 1.0 - width
+        else:
             return
-        yield top - width
         width *= growth

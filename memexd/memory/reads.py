@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Iterator, Sequence
 
@@ -29,18 +28,10 @@ __all__ = ["ItemReads"]
 def _banded(expr: Expr, sort: Sequence[SortKey], upto: int, now_ms: int) -> Iterator[Expr]:
     """The filter within widening bands of its first sort key, then as given
     (:mod:`memexd.memory.indexed`): small pages of a descending sort only."""
-    first = sort[0] if sort else None
-    name = None if first is None else BAND_FRAGMENTS.get(first.field)
-    if first is not None and name is not None and first.descending and upto <= BAND_PAGE:
-        for low in bands(first.field, now_ms):
-            value = math.floor(low) if first.field == "recency" else low
-            yield conjoin(expr, Predicate(name, (("value", value),)))
+    if sort and sort[0].descending and upto <= BAND_PAGE:
+        for fragment, low in bands(sort[0].field, now_ms):
+            yield conjoin(expr, Predicate(fragment, (("value", low),)))
     yield expr
-
-
-#: The fragment that bounds each band from below.
-BAND_FRAGMENTS = {"authority": "authority_min", "conviction": "conviction_min",
-                  "importance": "importance_min", "recency": "created_after"}  # fmt: skip
 
 
 class ItemReads:
