@@ -6,12 +6,14 @@
 // item_retract; the events are appended in the batch's order.
 // ok = false: the state moved on (or an item is no longer the caller's to
 // write); the caller reads again.
+// Each updated item's memory.created event becomes a node first (u.created,
+// @log_creation).
 // @params updates doomed edge_ids events writable
 CALL {
   UNWIND $updates AS u
   MATCH (n:Item {id: u.id})
   WHERE n.retracted = false AND n.version = u.version AND @writable(n)
-  RETURN collect({node: n, props: u.props, removed: u.removed}) AS changed
+  RETURN collect({node: n, props: u.props, removed: u.removed, created: u.created}) AS changed
 }
 CALL {
   UNWIND $doomed AS d
@@ -32,9 +34,10 @@ WITH changed, gone, edges,
 CALL {
   WITH changed, ok
   UNWIND CASE WHEN ok THEN changed ELSE [] END AS c
-  WITH c.node AS n, c.props AS props, c.removed AS removed
+  WITH c.node AS n, c.props AS props, c.removed AS removed, c.created AS created
   FOREACH (gone IN removed | SET n += gone)
   SET n += props, n.version = n.version + 1
+  @log_creation(n, created)
   RETURN count(*) AS updated
 }
 FOREACH (n IN CASE WHEN ok THEN gone ELSE [] END |

@@ -4,7 +4,8 @@
 // winner->loser is created (seq: its insertion order), the loser's authority
 // lowered, and the events appended.
 // No row back: the state moved on; read again.
-// @params winner loser version authority edge_ids supersede key events writable
+// The loser's memory.created event becomes a node first ($created, @log_creation).
+// @params winner loser version authority edge_ids supersede key events created writable
 MATCH (w:Item {id: $winner})
 WHERE w.retracted = false AND @writable(w)
 MATCH (l:Item {id: $loser})
@@ -15,6 +16,7 @@ WITH w, l, collect(DISTINCT c) AS cs
 WHERE size(cs) = size($edge_ids) AND all(c IN cs WHERE c.edge_id IN $edge_ids)
 FOREACH (c IN cs | SET c.retracted = true, c.version = c.version + 1)
 SET l.authority = $authority, l.version = $version + 1
+@log_creation(l, $created)
 WITH w, l
 MATCH (counter:Counter {name: 'event'})
 CREATE (w)-[s:SUPERSEDES]->(l)

@@ -1,5 +1,6 @@
-// Events logged after one log position and up to another, in commit order,
-// optionally filtered (the event log query and the live feed's reads).
+// Event nodes logged after one log position and up to another, in commit
+// order, optionally filtered (the event log query and the live feed's reads;
+// event_list_created reads the memory.created events stored as their items).
 // An event matches a scope prefix when any scope it tells about does (an
 // edge event tells about both ends), and an item id when it is about that
 // item (an item event: the item; an edge event: both ends). Every event

@@ -1,6 +1,7 @@
 // Create a batch of items in one atomic statement: re-check that no id is
-// taken, create the nodes and one memory.created event each (in one pass:
-// log_reserve + log_row), link parents that exist (PARENT) and wait for the
+// taken, create the nodes, each at the log position of its memory.created
+// event (reserved with log_reserve; the event is no node of its own while
+// the item is as created: docs/events.md, "Storage"), link parents that exist (PARENT) and wait for the
 // ones that do not (AWAITS a Placeholder), resolve placeholders earlier items
 // left for these ids, link the items to the intent and task they name
 // (IN_INTENT, IN_TASK) and take over the links intents and tasks made to a
@@ -10,7 +11,7 @@
 // batch without parents, intents or tasks pays nothing for them.
 // Returns no row when an id is already taken or a parent is fenced by a
 // cascade in progress (the caller waits and tries again).
-// @params ids rows events links parent_ids intent_links task_links writable
+// @params ids rows links parent_ids intent_links task_links writable
 OPTIONAL MATCH (dup:Item) WHERE dup.id IN $ids
 WITH count(dup) AS dups
 OPTIONAL MATCH (fenced:Item) WHERE fenced.id IN $parent_ids AND fenced.fence_until > timestamp()
@@ -20,7 +21,6 @@ WHERE dups = 0 AND fences = 0 AND all(row IN $rows WHERE @writable(row))
 UNWIND range(0, size($rows) - 1) AS i
 CREATE (n:Item)
 SET n = $rows[i], n.seq = log_base + i + 1
-@log_row($events[i], log_base + i + 1)
 WITH count(n) AS created
 WHERE created = size($rows)
 CALL {

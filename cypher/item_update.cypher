@@ -4,7 +4,8 @@
 // or a new parent is fenced by a cascade in progress (see item_retract).
 // With $replan (its intent or task changed) it re-links IN_INTENT / IN_TASK.
 // Stale meta paths are removed apart, one per SET (see records.nulls_apart).
-// @params id version props removed relink links replan events writable
+// The item's memory.created event becomes a node first ($created, @log_creation).
+// @params id version props removed relink links replan events created writable
 OPTIONAL MATCH (fenced:Item)
 WHERE $relink AND fenced.id IN $props.parents AND fenced.fence_until > timestamp()
 WITH count(fenced) AS fences
@@ -13,6 +14,7 @@ WHERE fences = 0 AND n.retracted = false AND n.version = $version AND @writable(
   AND @writable($props)
 FOREACH (gone IN $removed | SET n += gone)
 SET n += $props, n.version = $version + 1
+@log_creation(n, $created)
 WITH n
 CALL {
   WITH n

@@ -9,7 +9,14 @@ from datetime import UTC, datetime, timedelta
 
 from memexd.errors import InvalidTimestamp
 
-__all__ = ["MAX_TIME_MS", "ms_to_datetime", "new_id", "timestamp_ms", "uuid7_at"]
+__all__ = [
+    "MAX_TIME_MS",
+    "creation_event_id",
+    "ms_to_datetime",
+    "new_id",
+    "timestamp_ms",
+    "uuid7_at",
+]
 
 #: 9999-12-31T23:59:59.999Z, the last instant a timestamp can name.
 MAX_TIME_MS = 253_402_300_799_999
@@ -62,6 +69,20 @@ def uuid7_at(ms: int) -> str:
     if not 0 <= ms <= MAX_TIME_MS:
         raise InvalidTimestamp(f"timestamp {ms} outside the UUIDv7 range")
     return _format(ms, int.from_bytes(os.urandom(2), "big") & 0xFFF)
+
+
+#: Flips bits of an item id's random part (rand_b, 62 bits) into its creation
+#: event's id: a UUIDv7 with the item's time, version and variant.
+_CREATION_MASK = 0x2D7A_93C1_5E04_B6F8 & ((1 << 62) - 1)
+
+
+def creation_event_id(item_id: str) -> str:
+    """The id of an item's memory.created event, derived from the item's id (and
+    back: the derivation is its own inverse), so that the event need not be
+    stored while the item is as created (docs/events.md, "Storage")."""
+    value = int(item_id.replace("-", ""), 16) ^ _CREATION_MASK
+    h = f"{value:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 def timestamp_ms(uuid7: str) -> int:

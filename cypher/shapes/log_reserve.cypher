@@ -1,6 +1,6 @@
-// The head of a statement that logs one event per row of a batch (see
-// log_row): lock the log counter, then reserve `reserved` positions, the
-// first being log_base + 1. Locked before it is read, as in log_events (two
+// The head of a statement that takes one log position per row of a batch
+// (item_create: each item's memory.created event): lock the log counter,
+// then reserve `reserved` positions, the first being log_base + 1. Locked before it is read, as in log_events (two
 // commands never share positions, and positions become visible in order).
 // Included (at-sign, name, the count) where the statement has one row;
 // what follows sees only log_base.

@@ -2,7 +2,9 @@
 
 Every event has ``seq``, its position in the log: a counter bumped by the
 statement that logs it, so positions follow commit order and every event up
-to the counter's value (the *head*) is committed. The event log query reads
+to the counter's value (the *head*) is committed. An item's memory.created
+event is stored as the item itself until the item changes (docs/events.md,
+"Storage"), so a page is read in two parts, merged by position. The event log query reads
 pages after a cursor; the live feed (``memexd.feed``) reads between its own
 position and the head.
 """
@@ -15,8 +17,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from memexd.errors import BadUserInput
-from memexd.events.vocabulary import Event, event_from_row
+from memexd.events.vocabulary import Event, created_from_row, event_from_row
 from memexd.graph import Graph
+from memexd.ids import creation_event_id
 from memexd.memory.validation import (
     Limits,
     check_ids,
@@ -91,7 +94,9 @@ class EventLog:
     async def position(self, cursor: str) -> int:
         """The log position of the event ``cursor``; an event the caller cannot
         read is as unknown as one that never was (``BAD_USER_INPUT``)."""
-        rows = await self.graph.read("event_seq", {"id": check_uuid(cursor, "after")})
+        cursor = check_uuid(cursor, "after")
+        params = {"id": cursor, "item_id": creation_event_id(cursor)}
+        rows = await self.graph.read("event_seq", params)
         if not rows:
             raise BadUserInput(f"no event {cursor}", field="after")
         return int(rows[0]["seq"])
@@ -106,5 +111,10 @@ class EventLog:
     ) -> builtins.list[Logged]:
         """The events matching ``flt`` in ``(after, upto]``, the first ``limit`` of them."""
         params = {"after": after, "upto": upto, "limit": limit, **flt.params}
-        rows = await self.graph.read("event_list", params)
-        return [Logged(int(row["seq"]), event_from_row(row["event"])) for row in rows]
+        # Items first: an item changing between the two reads moves its event
+        # from the first part to the second, so it is read twice, not missed.
+        created = await self.graph.read("event_list_created", params)
+        stored = await self.graph.read("event_list", params)
+        page = {int(r["seq"]): created_from_row(r) for r in created}
+        page.update((int(r["seq"]), event_from_row(r["event"])) for r in stored)
+        return [Logged(seq, page[seq]) for seq in sorted(page)[:limit]]

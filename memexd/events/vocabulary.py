@@ -9,20 +9,23 @@ they return in the same statement as the change, and ``event_props`` /
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import orjson
 
-from memexd.ids import new_id
+from memexd.ids import creation_event_id, new_id
 from memexd.memory.model import Edge, Item
-from memexd.memory.records import edge_json, item_json, item_json_text, present
+from memexd.memory.records import edge_json, item_from_row, item_json, item_json_text, present
 from memexd.types import JSONObject, Row
 
 __all__ = [
     "Event",
     "Origin",
     "Why",
+    "created_from_row",
+    "creation_marks",
+    "creation_record",
     "edge_created",
     "edge_retracted",
     "edge_updated",
@@ -30,7 +33,6 @@ __all__ = [
     "event_props",
     "lifecycle",
     "memory_created",
-    "memory_created_props",
     "memory_retracted",
     "memory_updated",
 ]
@@ -133,41 +135,54 @@ def memory_created(
     origin: Origin,
     content_json: str | None = None,
     meta_json: str | None = None,
-    why: Why | None = None,
+    *,
+    ts: int,
 ) -> Event:
-    """``content_json`` / ``meta_json``: the item's texts when already serialised."""
+    """An item's memory.created event: its id is the item's (:func:`creation_event_id`),
+    its author the item's. ``content_json`` / ``meta_json``: the item's texts
+    when already serialised; ``ts``: when the command created it."""
     doc = item_json(item)
     text = None if content_json is None else item_json_text(doc, content_json, meta_json)
-    return _event("memory.created", "memory.create", "item", doc, origin,
-                  why or Why(item.author), subject=item.id, scope=item.scope,
-                  record_json=text, item_ids=(item.id,))  # fmt: skip
+    event = _event("memory.created", "memory.create", "item", doc, origin, Why(item.author),
+                   subject=item.id, scope=item.scope, record_json=text,
+                   item_ids=(item.id,))  # fmt: skip
+    return replace(event, id=creation_event_id(item.id), ts=ts)
 
 
-def memory_created_props(
-    item: Item, origin: Origin, item_json_text: str, *, event_id: str, ts: int
-) -> dict[str, Any]:
-    """``event_props(memory_created(…))`` without building the :class:`Event`
-    (bulk creation makes thousands a second; tests hold the two equal), plus
-    the ``scopes`` the log tail would fill in. ``item_json_text``: the item's
-    MemEX JSON, already serialised."""
-    props: dict[str, Any] = {
-        "id": event_id,
-        "namespace": "memory",
-        "type": "memory.created",
-        "ts": ts,
-        "payload": _payload_text("memory", "memory.created", "item", item_json_text,
-                                 "memory.create"),
-        "author": item.author,
-        "scope": item.scope,
-        "scopes": [item.scope],
-        "subject": item.id,
-        "item_ids": [item.id],
-    }  # fmt: skip
+def creation_marks(item: Item, origin: Origin, ts: int) -> dict[str, Any]:
+    """What an item node keeps of its memory.created event, beyond the item
+    itself: the event is not a node of its own while the item is as created
+    (docs/events.md, "Storage"). Its position is the item's ``seq``, its id
+    derived from the item's; the time is kept only when it is not the
+    item's ``created_at`` (an id given by the caller), the trace and cause
+    only when the command had them."""
+    marks: dict[str, Any] = {}
+    if ts != item.created_at:
+        marks["logged_at"] = ts
     if origin.trace_id is not None:
-        props["trace_id"] = origin.trace_id
+        marks["log_trace"] = origin.trace_id
     if origin.cause_id is not None:
-        props["cause_id"] = origin.cause_id
+        marks["log_cause"] = origin.cause_id
+    return marks
+
+
+def creation_record(item: Item) -> dict[str, Any]:
+    """The stored properties of ``item``'s memory.created event when it becomes
+    a node of its own (the item is about to change; ``item`` is as created):
+    all but its time, trace and cause, which the statement moves over from
+    the item node with its position (``@log_creation``)."""
+    props = event_props(memory_created(item, Origin(), ts=0))
+    del props["ts"]
+    props["scopes"] = [item.scope]
     return props
+
+
+def created_from_row(row: Row) -> Event:
+    """The memory.created event of an item read with ``@item`` beside its
+    marks (``ts``, ``trace_id``, ``cause_id``), as ``cypher/event_list_created`` returns it."""
+    item = item_from_row(row["item"])
+    ts = item.created_at if row.get("ts") is None else int(row["ts"])
+    return memory_created(item, Origin(row.get("trace_id"), row.get("cause_id")), ts=ts)
 
 
 def memory_updated(

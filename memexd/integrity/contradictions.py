@@ -108,6 +108,7 @@ def _plan(
         "supersede": edge_props(supersede),
         "key": edge_key(supersede),
         "events": [event_props(e) for e in events],
+        "created": ev.creation_record(loser),
     }
     return params, events
 

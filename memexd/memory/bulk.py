@@ -218,7 +218,7 @@ class BulkCommands:
             events.append(ev.memory_updated(merged.item, origin, why))
             props, removed = nulls_apart(_props(item, merged, outcome))
             updates.append({"id": item.id, "version": version, "props": props,
-                            "removed": removed})  # fmt: skip
+                            "removed": removed, "created": ev.creation_record(item)})  # fmt: skip
         edge_ids = sorted({e.edge_id for i in doomed for e, _ in retracting[i].edges})
         params = {"updates": updates, "edge_ids": edge_ids,
                   "doomed": [{"id": i, "version": v} for i, v in doomed.items()],

@@ -1,55 +1,53 @@
 """A batch of new items as ``cypher/item_create.cypher`` takes it: the node
-properties, one memory.created event each, the links they make.
+properties (with what each keeps of its memory.created event), the links
+they make.
 
 Every path that creates items (``createItems``, ``POST /items``, ``memexd
 import``, ``memexd replay``) builds its batches here, so they write the same
-nodes and the same events. Built for thousands of items a second: each
-event's stored properties are made straight from the validated item, the
-payload from the item's JSON text (content and meta serialised once, at
-validation), and the :class:`~memexd.events.vocabulary.Event` records a
-caller may want back are made only if it looks at them.
+nodes and the same events. Built for thousands of items a second: an item's
+memory.created event is not a node of its own while the item is as created
+(the node is the record: docs/events.md, "Storage"), so a batch writes only
+its items, and the :class:`~memexd.events.vocabulary.Event` records a caller
+may want back are made only if it looks at them.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, overload
 
 from memexd.errors import DuplicateMemory
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin
-from memexd.ids import new_id
 from memexd.memory.model import Item
-from memexd.memory.records import item_json, item_json_text, item_props
+from memexd.memory.records import item_props
 from memexd.memory.validation import ValidItem
 
-__all__ = ["BatchBuilder", "CreatedEvents", "Prepared", "created_event"]
+__all__ = ["BatchBuilder", "CreatedEvents", "Prepared", "creation_time"]
 
 
-def created_event(v: ValidItem, origin: Origin, event_id: str, ts: int) -> dict[str, Any]:
-    """The stored properties of ``v``'s memory.created event, from the texts
-    validation already serialised (:func:`~memexd.events.vocabulary.memory_created_props`)."""
-    text = item_json_text(item_json(v.item), v.content_json, v.meta_json)
-    return ev.memory_created_props(v.item, origin, text, event_id=event_id, ts=ts)
+def creation_time(v: ValidItem, now_ms: int) -> int:
+    """When ``v``'s memory.created event happened: the command's time, which
+    for an id minted by the command is the id's own time."""
+    return v.item.created_at if v.minted else now_ms
 
 
 class CreatedEvents(Sequence[Event]):
     """A batch's memory.created events as records, made on first look (a
     batch of thousands rarely has them read back)."""
 
-    def __init__(self, valid: list[ValidItem], logged: list[dict[str, Any]], origin: Origin):
-        self._valid, self._logged, self._origin = valid, logged, origin
+    def __init__(self, valid: list[ValidItem], times: list[int], origin: Origin):
+        self._valid, self._times, self._origin = valid, times, origin
         self._made: list[Event] | None = None
 
     def _all(self) -> list[Event]:
         if self._made is None:
             self._made = [
-                replace(ev.memory_created(v.item, self._origin, v.content_json, v.meta_json),
-                        id=props["id"], ts=props["ts"])
-                for v, props in zip(self._valid, self._logged, strict=True)
-            ]  # fmt: skip
+                ev.memory_created(v.item, self._origin, v.content_json, v.meta_json, ts=ts)
+                for v, ts in zip(self._valid, self._times, strict=True)
+            ]
         return self._made
 
     @overload
@@ -90,7 +88,7 @@ class BatchBuilder:
         self.origin = origin
         self.valid: list[ValidItem] = []
         self.rows: list[dict[str, Any]] = []
-        self.logged: list[dict[str, Any]] = []
+        self.times: list[int] = []
         self.links: list[dict[str, Any]] = []
         self.intent_links: list[dict[str, str]] = []
         self.task_links: list[dict[str, str]] = []
@@ -106,8 +104,11 @@ class BatchBuilder:
             self.repeated.add(item.id)
         self.seen.add(item.id)
         self.valid.append(v)
-        self.rows.append(item_props(item, v.content_json, v.meta_json))
-        self.logged.append(created_event(v, self.origin, new_id(), time.time_ns() // 1_000_000))
+        ts = creation_time(v, time.time_ns() // 1_000_000)
+        row = item_props(item, v.content_json, v.meta_json)
+        row.update(ev.creation_marks(item, self.origin, ts))
+        self.rows.append(row)
+        self.times.append(ts)
         if item.parents:
             self.links.extend(links(item))
         if item.intent_id is not None:
@@ -123,13 +124,12 @@ class BatchBuilder:
         params = {
             "ids": [item.id for item in items],
             "rows": self.rows,
-            "events": self.logged,
             "links": self.links,
             "parent_ids": sorted({link["parent"] for link in self.links}),
             "intent_links": self.intent_links,
             "task_links": self.task_links,
         }
-        return Prepared(items, CreatedEvents(self.valid, self.logged, self.origin), params)
+        return Prepared(items, CreatedEvents(self.valid, self.times, self.origin), params)
 
 
 def links(item: Item) -> Sequence[dict[str, Any]]:

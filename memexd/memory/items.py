@@ -130,6 +130,7 @@ class ItemCommands:
                     "links": links(merged) if patch.parents is not None else [],
                     "replan": patch.intent_id is not None or patch.task_id is not None,
                     "events": [event_props(event)],
+                    "created": ev.creation_record(current),
                 },
             )
             return (merged, [event]) if written else None

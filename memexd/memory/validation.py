@@ -301,6 +301,8 @@ class ValidItem:
     item: Item
     content_json: str
     meta_json: str | None
+    #: Its id was minted here, not given: the item came to be at the id's time.
+    minted: bool = False
 
 
 def new_item(d: ItemDraft, limits: Limits) -> ValidItem:
@@ -317,7 +319,8 @@ def item_of(
 ) -> ValidItem:  # fmt: skip
     """:func:`new_item` from its fields, for callers that hold them apart (a
     record being imported): no draft is built first."""
-    item_id = check_uuid7(item_id, "id") if item_id is not None else new_id()
+    minted = item_id is None
+    item_id = new_id() if minted else check_uuid7(item_id, "id")
     size = limits.max_content_bytes
     content_json = json_object(content, "content", max_bytes=size)[1]
     meta_json = None if meta is None else json_object(meta, "meta", max_bytes=size)[1]
@@ -339,7 +342,7 @@ def item_of(
         task_id=None if task_id is None else check_uuid(task_id, "taskId"),
         meta=meta,
     )
-    return ValidItem(item, content_json, meta_json)
+    return ValidItem(item, content_json, meta_json, minted)
 
 
 def item_patch(p: ItemPatch, limits: Limits) -> ItemPatch:

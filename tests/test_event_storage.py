@@ -1,0 +1,131 @@
+"""Compact event storage: an item's memory.created event is the item node
+until the item changes, and reads back the same before and after
+(docs/events.md, "Storage")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memexd.ids import creation_event_id, uuid7_at
+from memexd.types import GraphStore
+from tests.support import Api
+
+EVENT = "id namespace type ts traceId causeId author reason payload"
+LOG = f"""
+query($f: EventFilter, $after: ID, $limit: Int) {{
+  events(filter: $f, after: $after, limit: $limit) {{ {EVENT} }}
+}}
+"""
+CREATE = f"""
+mutation($input: MemoryItemInput!) {{
+  createItem(input: $input) {{ item {{ id }} events {{ {EVENT} }} }}
+}}
+"""
+UPDATE = """
+mutation($id: ID!, $patch: MemoryItemPatch!) {
+  updateItem(id: $id, patch: $patch, author: "user:u", reason: "r") { events { id } }
+}
+"""
+FIELDS = ["id", "namespace", "type", "ts", "traceId", "causeId", "author", "reason", "payload"]
+EXTRA = [
+    {},
+    {"parents": [], "meta": {"a": {"b": [1, "x"]}, "f": 0.1 + 0.2}, "conviction": 0.0,
+     "importance": 1.0},
+    {"parents": ["0190a000-0000-7000-8000-0000000000aa"],
+     "content": {"q": "\"quoted\" \\ \u00e9 \n", "big": 2**62, "x": 1e-7}},
+]  # fmt: skip
+
+
+async def stored_creations(store: GraphStore) -> int:
+    """memory.created events stored as nodes of their own."""
+    rows = await store.read("MATCH (e:Event {type: 'memory.created'}) RETURN count(e) AS n", {})
+    return int(rows[0]["n"])
+
+
+def item_input(**fields: Any) -> dict[str, Any]:
+    return {"scope": "proj:a", "kind": "k", "content": {"n": 1}, "author": "agent:a",
+            "sourceKind": "o", "authority": 0.1 + 0.2, **fields}  # fmt: skip
+
+
+@pytest.mark.parametrize("fields", EXTRA)
+async def test_the_creation_event_reads_back_as_returned_before_and_after_a_change(
+    api: Api, store: GraphStore, fields: dict[str, Any]
+) -> None:
+    headers = {"x-trace-id": "trace-1", "x-cause-id": "cause-1"}
+    body = await api.run(CREATE, {"input": item_input(**fields)}, **headers)
+    returned = body["data"]["createItem"]["events"]
+    item = body["data"]["createItem"]["item"]
+    before = (await api.ok(LOG))["events"]
+    assert [{k: e[k] for k in FIELDS} for e in before] == [
+        {k: e[k] for k in FIELDS} for e in returned
+    ]
+    assert before[0]["id"] == creation_event_id(item["id"])
+    assert (before[0]["traceId"], before[0]["causeId"]) == ("trace-1", "cause-1")
+    assert (before[0]["author"], before[0]["reason"]) == ("agent:a", None)
+    assert await stored_creations(store) == 0
+
+    await api.ok(UPDATE, id=item["id"], patch={"authority": 0.9, "scope": "proj:b"})
+    after = (await api.ok(LOG))["events"]
+    assert after[0] == before[0]  # the record as created, not as it is now
+    assert [e["type"] for e in after] == ["memory.created", "memory.updated"]
+    assert after[1]["payload"]["item"]["scope"] == "proj:b"
+    assert await stored_creations(store) == 1
+
+
+async def test_a_given_id_keeps_the_command_s_time(api: Api) -> None:
+    """An id given by the caller may carry any time: the event's ts is when
+    the command ran, not the id's time."""
+    old = uuid7_at(1_000_000_000_000)
+    created = (await api.ok(CREATE, input=item_input(id=old)))["createItem"]
+    event = (await api.ok(LOG))["events"][0]
+    assert event["ts"] == created["events"][0]["ts"]
+    assert event["ts"] > "2025-"  # ISO times sort as text; the id says 2001
+    assert event["payload"]["item"]["created_at"] == 1_000_000_000_000
+
+
+async def test_cursors_and_filters_see_creation_events_either_way(
+    api: Api, store: GraphStore
+) -> None:
+    a = await api.create(scope="proj:a")
+    b = await api.create(scope="proj:b")
+    await api.ok(UPDATE, id=a["id"], patch={"importance": 0.5})  # a's event becomes a node
+    c = await api.create(scope="proj:a")
+    log = (await api.ok(LOG))["events"]
+    ids = [e["id"] for e in log]
+    assert ids[:2] == [creation_event_id(a["id"]), creation_event_id(b["id"])]
+    assert [e["type"] for e in log] == ["memory.created"] * 2 + ["memory.updated"] + [
+        "memory.created"
+    ]
+    for i, event_id in enumerate(ids):  # a stored and a compact event are cursors alike
+        page = (await api.ok(LOG, after=event_id, limit=2))["events"]
+        assert [e["id"] for e in page] == ids[i + 1 : i + 3]
+    scoped = await api.ok(LOG, f={"scopePrefix": "proj:a", "types": ["memory.created"]})
+    assert [e["id"] for e in scoped["events"]] == [ids[0], ids[3]]
+    about_c = (await api.ok(LOG, f={"itemIds": [c["id"]]}))["events"]
+    assert [e["id"] for e in about_c] == [creation_event_id(c["id"])]
+    assert (await api.ok(LOG, f={"namespaces": ["edge"]}))["events"] == []
+    reader = api.with_grants("read:proj:b")
+    assert [e["id"] for e in (await reader.ok(LOG))["events"]] == [ids[1]]
+    assert await reader.codes(LOG, after=ids[0]) == ["BAD_USER_INPUT"]  # not its to see
+    assert await stored_creations(store) == 1
+
+
+async def test_every_change_keeps_the_record_as_created(api: Api, store: GraphStore) -> None:
+    """The writes that change an item (update, a lost contradiction, a bulk
+    transform) each store its creation event first."""
+    winner, loser, adjusted = [await api.create(scope=f"proj:{n}") for n in "wla"]
+    first = (await api.ok(LOG))["events"]
+    await api.ok('mutation($a: ID!, $b: ID!) { markContradiction(a: $a, b: $b, author: "u") '
+                 "{ edge { edgeId } } }", a=winner["id"], b=loser["id"])  # fmt: skip
+    await api.ok('mutation($w: ID!, $l: ID!) { resolveContradiction(winnerId: $w, loserId: $l, '
+                 'author: "u") { events { id } } }', w=winner["id"], l=loser["id"])  # fmt: skip
+    await api.ok('mutation($f: MemoryFilter) { bulkAdjustScores(filter: $f, '
+                 'delta: {importance: 0.25}, author: "u") { events { id } } }',
+                 f={"scope": "proj:a"})  # fmt: skip
+    log = (await api.ok(LOG))["events"]
+    assert log[:3] == first
+    assert await stored_creations(store) == 2  # the loser's and the adjusted item's
+    items = {e["payload"]["item"]["id"]: e for e in log if e["type"] == "memory.updated"}
+    assert set(items) == {loser["id"], adjusted["id"]}
