@@ -17,6 +17,7 @@ import gc
 import logging
 import socket
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,13 @@ def _parser() -> argparse.ArgumentParser:
     actions.add_parser("list", help="every key: id, name, grants, state (never secrets)")
     revoke = actions.add_parser("revoke", help="stop a key working, at once")
     revoke.add_argument("key", help="its name or id")
+
+    compact = commands.add_parser(
+        "compact-log", help="fold the history of items unchanged for N days (docs/events.md)"
+    )
+    compact.add_argument("--older-than-days", type=float, required=True, metavar="N",
+                         help="fold items whose every event is older than N days")  # fmt: skip
+    _connection_flags(compact)
 
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
     export.add_argument("--output", type=Path, help="write to this file instead of stdout")
@@ -126,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handler: dict[str, Any] = {
         "serve": _serve, "migrate": _migrate, "keys": _keys, "export-schema": _export,
+        "compact-log": _compact_log,
     }  # fmt: skip
     try:
         if args.command in transplant.HANDLERS:
@@ -221,6 +230,28 @@ def _migrate(args: argparse.Namespace) -> int:
             print(f"applied {m.version:04d}_{m.name}")
         if not applied:
             print("no pending migrations")
+        return 0
+
+    return asyncio.run(run())
+
+
+def _compact_log(args: argparse.Namespace) -> int:
+    from memexd.events.retention import DAY_MS, compact_log
+    from memexd.graph import Graph
+    from memexd.graph.open import open_migrated
+
+    days = args.older_than_days
+    if not 0 <= days <= 1_000_000:  # NaN too
+        raise BadUserInput("--older-than-days must be a number of days from 0 to 1,000,000")
+    before = time.time_ns() // 1_000_000 - int(days * DAY_MS)
+
+    async def run() -> int:
+        store, _ = await open_migrated(_settings(args))
+        try:
+            done = await compact_log(Graph(store), before)
+        finally:
+            await store.close()
+        print(f"folded the history of {done.folded:,} of {done.seen:,} changed items")
         return 0
 
     return asyncio.run(run())

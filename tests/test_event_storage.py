@@ -4,10 +4,14 @@ until the item changes, and reads back the same before and after
 
 from __future__ import annotations
 
+import asyncio
+import time
 from typing import Any
 
 import pytest
 
+from memexd import cli as memexd
+from memexd.events.retention import Folded, compact_log
 from memexd.ids import creation_event_id, uuid7_at
 from memexd.types import GraphStore
 from tests.support import Api
@@ -129,3 +133,70 @@ async def test_every_change_keeps_the_record_as_created(api: Api, store: GraphSt
     assert await stored_creations(store) == 2  # the loser's and the adjusted item's
     items = {e["payload"]["item"]["id"]: e for e in log if e["type"] == "memory.updated"}
     assert set(items) == {loser["id"], adjusted["id"]}
+
+
+# ------------------------------------------------------------------ retention
+
+
+def now_ms() -> int:
+    return time.time_ns() // 1_000_000
+
+
+async def test_retention_folds_histories_older_than_the_cut(api: Api, store: GraphStore) -> None:
+    a = await api.create(scope="proj:a")
+    await api.ok(UPDATE, id=a["id"], patch={"importance": 0.5})
+    await api.ok(UPDATE, id=a["id"], patch={"content": {"v": 2}})
+    gone = await api.create(scope="proj:c")
+    await api.ok(UPDATE, id=gone["id"], patch={"conviction": 0.5})
+    await api.ok('mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id } } }',
+                 id=gone["id"])  # fmt: skip
+    await asyncio.sleep(0.01)
+    cut = now_ms()
+    await asyncio.sleep(0.01)
+    b = await api.create(scope="proj:b")
+    await api.ok(UPDATE, id=b["id"], patch={"importance": 0.5})
+    before = (await api.ok(LOG))["events"]
+    current = {i["id"]: i for i in (await api.ok(
+        "query($ids: [ID!]) { items(filter: {ids: $ids}, includeRetracted: true) "
+        "{ id content importance conviction } }", ids=[a["id"], gone["id"]]))["items"]}  # fmt: skip
+
+    assert await compact_log(api.graph, cut) == Folded(seen=3, folded=2)
+    after = (await api.ok(LOG))["events"]
+    kept = [e for e in before if e["type"] != "memory.updated" or e["payload"]["item"]["id"]
+            == b["id"]]  # fmt: skip
+    assert [e["id"] for e in after] == [e["id"] for e in kept]
+    folded = {e["payload"]["item"]["id"]: e for e in after if e["type"] == "memory.created"}
+    assert folded[a["id"]]["payload"]["item"]["content"] == current[a["id"]]["content"]
+    assert current[a["id"]]["content"]["v"] == 2  # as it is now, not as created
+    assert folded[a["id"]]["ts"] == before[0]["ts"]  # its time and id stay
+    assert folded[gone["id"]]["payload"]["item"]["conviction"] == 0.5
+    assert [e["type"] for e in after if e["payload"]["item"]["id"] == gone["id"]] == [
+        "memory.created", "memory.retracted"
+    ]  # fmt: skip
+    assert await stored_creations(store) == 1  # b's, newer than the cut
+    assert await compact_log(api.graph, cut) == Folded(seen=1, folded=0)  # idempotent
+
+    await api.ok(UPDATE, id=a["id"], patch={"importance": 0.75})  # a changes again
+    again = (await api.ok(LOG))["events"]
+    assert again[0] == after[0]
+    assert again[-1]["payload"]["item"]["importance"] == 0.75
+    assert await compact_log(api.graph, now_ms() + 1_000) == Folded(seen=2, folded=2)
+
+
+async def test_retention_leaves_events_logged_before_ids_were_derived(
+    api: Api, store: GraphStore
+) -> None:
+    """An item whose creation event has an id of its own (logged before
+    migration 0009) keeps its history: folding it would change that id."""
+    a = await api.create()
+    await api.ok(UPDATE, id=a["id"], patch={"importance": 0.5})
+    await store.write("MATCH (e:Event {type: 'memory.created'}) SET e.id = $id",
+                      {"id": "0190a000-0000-7000-8000-0000000000aa"})  # fmt: skip
+    before = await api.snapshot()
+    assert await compact_log(api.graph, now_ms() + 1_000) == Folded(seen=1, folded=0)
+    assert await api.snapshot() == before
+
+
+def test_compact_log_refuses_a_bad_age() -> None:
+    for bad in ("-1", "nan", "1e9"):
+        assert memexd.main(["compact-log", "--older-than-days", bad]) == 1
