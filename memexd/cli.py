@@ -31,6 +31,7 @@ __all__ = ["main"]
 
 STARTUP_FAILED = 2
 USAGE = 1
+GC_THRESHOLDS = (20_000, 50, 100)
 
 
 def _connection_flags(parser: argparse.ArgumentParser) -> None:
@@ -200,6 +201,13 @@ async def _run(settings: Settings, listener: socket.socket) -> None:
         # keep them out of the collector's full passes, which big requests
         # (a 10,000-item walk) trigger several times.
         gc.freeze()
+        # Collect young objects every 20,000 allocations (default 700) and
+        # consider full passes 50x / 100x less often: a big request (a
+        # 10,000-item walk) allocates hundreds of thousands of objects that
+        # live until it answers, and each full pass walks every long-lived
+        # object (cached documents among them): at the defaults they doubled
+        # such a walk's time (bench/scale.py). Cycles are rare here.
+        gc.set_threshold(*GC_THRESHOLDS)
         config = uvicorn.Config(
             app,
             log_level=settings.log_level,
