@@ -12,7 +12,7 @@ from falkordb.asyncio import FalkorDB
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore, encode_params
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
-from memexd.memory.indexed import bands, prefix_below
+from memexd.memory.indexed import Bands, prefix_below
 from memexd.memory.validation import Limits
 from memexd.settings import Settings
 from tests.support import Api
@@ -31,11 +31,24 @@ def test_prefix_bounds() -> None:
     assert prefix_below("a\U0001f600") is None
 
 
-def test_score_bands_stay_above_zero_and_widen() -> None:
-    assert [b for _, b in bands("authority", 0)] == [1 - 1 / 1024, 1 - 1 / 128, 1 - 1 / 16, 0.5]
-    minutes = [(10**12 - b) / 60_000 for _, b in bands("recency", 10**12)]
-    assert minutes == [10, 80, 640, 5120, 40960]
-    assert list(bands("unknown", 0)) == []
+def lows(bands: Bands, held: list[int]) -> list[tuple[float, bool]]:
+    """Each band's bound and narrowness, told the counts ``held``."""
+    out = []
+    for band, count in zip(bands, held, strict=False):
+        out.append((band.low, band.narrow))
+        bands.held(count)
+    return out
+
+
+def test_bands_grow_from_what_they_held_and_stay_above_zero() -> None:
+    empty = lows(Bands("authority", 0, 10), [0] * 5)
+    widths = [1 / 1024, 8 / 1024, 64 / 1024, 512 / 1024]  # x8 after each empty band
+    assert empty == [(1 - w, k < 2) for k, w in enumerate(widths)]  # then past 0
+    held = [9, 1, 0, 8, 0]
+    minutes = [(10**12 - b) / 60_000 for b, _ in lows(Bands("recency", 10**12, 10), held)]
+    assert minutes == [1, 2, 2 * 15, 2 * 15 * 8, 2 * 15 * 8 * 2]  # x2 (at least), x15, x8, x2
+    assert [n for _, n in lows(Bands("recency", 0, 10), held)] == [True, True, True, False, True]
+    assert list(Bands("unknown", 0, 10)) == []
 
 
 PREFIXES = ["", "a", "a/", "a/b", "a/\ud7ff", "a/\ue000", "é", "a\U0010ffff", "a/\U0001f600", "zz"]

@@ -51,6 +51,7 @@ __all__ = [
     "Range",
     "conjoin",
     "order_by",
+    "prefixes_checked",
     "prepare",
     "to_cypher",
 ]
@@ -162,6 +163,16 @@ def _ranged(expr: Expr) -> Expr:
         return expr
     if not any(isinstance(p, Predicate) and not p.negated and p.name in SELECTIVE
                for p in expr.parts):  # fmt: skip
+        return expr
+    return prefixes_checked(expr)
+
+
+def prefixes_checked(expr: Expr) -> Expr:
+    """``expr`` with the scope prefixes it AND-s checked on the candidates of
+    its other conditions instead of walked as index ranges: for conditions
+    known to be narrow (a selective equality; the first band of a sorted
+    top-k, ``reads``)."""
+    if not isinstance(expr, _Junction) or expr.op != "AND":
         return expr
     return _Junction("AND", tuple(
         Predicate("scope_starts", (("value", dict(p.params)["value"]),), p.negated)

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 from memexd.graph import Graph
 from memexd.memory import validation as check
@@ -14,24 +15,17 @@ from memexd.memory.filters import (
     Predicate,
     conjoin,
     order_by,
+    prefixes_checked,
     prepare,
     to_cypher,
 )
-from memexd.memory.indexed import BAND_PAGE, bands
+from memexd.memory.indexed import BAND_PAGE, Bands
 from memexd.memory.model import Direction, Item, SortKey
 from memexd.memory.records import item_from_row
 from memexd.memory.validation import Limits
+from memexd.types import Row
 
 __all__ = ["ItemReads"]
-
-
-def _banded(expr: Expr, sort: Sequence[SortKey], upto: int, now_ms: int) -> Iterator[Expr]:
-    """The filter within widening bands of its first sort key, then as given
-    (:mod:`memexd.memory.indexed`): small pages of a descending sort only."""
-    if sort and sort[0].descending and upto <= BAND_PAGE:
-        for fragment, low in bands(sort[0].field, now_ms):
-            yield conjoin(expr, Predicate(fragment, (("value", low),)))
-    yield expr
 
 
 class ItemReads:
@@ -83,13 +77,21 @@ class ItemReads:
         expr = prepare(flt, lim, now)
         order = order_by(self.graph, sort)
         params = {"include_retracted": include_retracted, "offset": skip, "limit": page}
-        for band in _banded(expr, sort, skip + page, now):
-            rows = await self.graph.read(
-                "item_find", params, filter=to_cypher(band, self.graph), order=order
-            )
+        banded = sort and sort[0].descending and skip + page <= BAND_PAGE
+        bands = Bands(sort[0].field if banded else "", now, skip + page)
+        for band in bands:
+            narrowed = conjoin(expr, Predicate(band.fragment, (("value", band.low),)))
+            rows = await self._find(prefixes_checked(narrowed) if band.narrow else narrowed,
+                                    params, order)  # fmt: skip
             if len(rows) == page:  # the band held the page: nothing outside sorts higher
-                break
+                return [item_from_row(row["item"]) for row in rows]
+            bands.held(len(rows))
+        rows = await self._find(expr, params, order)
         return [item_from_row(row["item"]) for row in rows]
+
+    async def _find(self, expr: Expr, params: dict[str, Any], order: str) -> list[Row]:
+        return await self.graph.read("item_find", params, filter=to_cypher(expr, self.graph),
+                                     order=order)  # fmt: skip
 
     async def parents(self, item_id: str) -> list[Item]:
         """Live parents in the order the item lists them (missing ones skipped)."""
