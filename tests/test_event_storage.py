@@ -135,6 +135,23 @@ async def test_every_change_keeps_the_record_as_created(api: Api, store: GraphSt
     assert set(items) == {loser["id"], adjusted["id"]}
 
 
+async def test_a_retraction_event_keeps_no_copy_of_its_item(api: Api, store: GraphStore) -> None:
+    """A retracted item is final: its memory.retracted event reads its record
+    from the item, the same as the command returned."""
+    item = await api.create(scope="proj:a", meta={"k": [1, 2.5]})
+    done = await api.ok(
+        f'mutation($id: ID!) {{ retractItem(id: $id, author: "u", reason: "r") '
+        f"{{ events {{ {EVENT} }} }} }}",
+        id=item["id"],
+    )
+    log = (await api.ok(LOG))["events"]
+    assert log[1:] == done["retractItem"]["events"]
+    assert log[1]["payload"]["item"]["meta"] == {"k": [1, 2.5]}
+    rows = await store.read("MATCH (e:Event {type: 'memory.retracted'}) "
+                            "RETURN e.payload IS NULL AS bare", {})  # fmt: skip
+    assert rows == [{"bare": True}]
+
+
 # ------------------------------------------------------------------ retention
 
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from memexd.errors import StorageError
 from memexd.ids import creation_event_id, new_id
 from memexd.memory.model import Edge, Item
 from memexd.memory.records import edge_json, item_from_row, item_json, item_json_text, present
@@ -271,8 +272,9 @@ def event_props(event: Event) -> dict[str, Any]:
         "namespace": event.namespace,
         "type": event.type,
         "ts": event.ts,
-        "payload": event.payload_json or orjson.dumps(event.payload).decode(),
     }
+    if event.type != "memory.retracted":  # its record is its item, final once retracted
+        props["payload"] = event.payload_json or orjson.dumps(event.payload).decode()
     optional = {
         "trace_id": event.trace_id,
         "cause_id": event.cause_id,
@@ -288,13 +290,22 @@ def event_props(event: Event) -> dict[str, Any]:
     return props
 
 
-def event_from_row(row: Row) -> Event:
+def _retracted_payload(item: Row | None) -> JSONObject:
+    if item is None or item.get("id") is None:  # the log and the graph disagree
+        raise StorageError("a memory.retracted event without its item")
+    return memory_retracted(item_from_row(item), Origin(), Why()).payload
+
+
+def event_from_row(row: Row, item: Row | None = None) -> Event:
+    """An event node as ``@event`` reads it; ``item``: the item of a
+    memory.retracted event, which holds its record (``cypher/event_list``)."""
+    text = row["payload"]
     return Event(
         id=row["id"],
         namespace=row["namespace"],
         type=row["type"],
         ts=int(row["ts"]),
-        payload=orjson.loads(row["payload"]),
+        payload=orjson.loads(text) if text is not None else _retracted_payload(item),
         trace_id=row.get("trace_id"),
         cause_id=row.get("cause_id"),
         author=row.get("author"),
