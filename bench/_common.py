@@ -30,7 +30,7 @@ import httpx
 from falkordb.asyncio import FalkorDB
 from falkordb.asyncio.graph import AsyncGraph
 
-from memexd.graph.falkordb import encode_params
+from memexd.graph.falkordb_wire import encode_params
 from memexd.ids import new_id, timestamp_ms
 from memexd.memory.model import Item
 from memexd.memory.records import item_props

@@ -57,7 +57,8 @@ from _common import (
 from falkordb.asyncio.graph import AsyncGraph
 
 from memexd.graph import Graph
-from memexd.graph.falkordb import FalkorStore, encode_params
+from memexd.graph.falkordb import FalkorStore
+from memexd.graph.falkordb_wire import encode_params
 from memexd.graph.migrations import migrate
 
 RAW_CREATE = "UNWIND $rows AS r CREATE (n:Item) SET n = r"

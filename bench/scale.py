@@ -53,7 +53,8 @@ from _common import (
 from falkordb.asyncio.graph import AsyncGraph
 
 from memexd.graph import Graph
-from memexd.graph.falkordb import FalkorStore, encode_params
+from memexd.graph.falkordb import FalkorStore
+from memexd.graph.falkordb_wire import encode_params
 from memexd.graph.migrations import migrate
 from memexd.ids import uuid7_at
 from memexd.memory.filters import MemoryFilter, Range

@@ -10,7 +10,8 @@ import pytest
 from falkordb.asyncio import FalkorDB
 
 from memexd.graph.embedded import EmbeddedFalkor
-from memexd.graph.falkordb import FalkorStore, encode_params
+from memexd.graph.falkordb import FalkorStore
+from memexd.graph.falkordb_wire import encode_params
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.indexed import Bands, prefix_below
 from memexd.memory.validation import Limits

@@ -28,8 +28,9 @@ from strawberry.extensions import MaskErrors
 from strawberry.http.async_base_view import AsyncBaseHTTPView
 
 from memexd.errors import ResourceExhausted
-from memexd.graph import falkordb
-from memexd.graph.falkordb import FalkorStore, encode_params
+from memexd.graph import falkordb, falkordb_wire
+from memexd.graph.falkordb import FalkorStore
+from memexd.graph.falkordb_wire import encode_params
 from memexd.server.app import create_app
 from memexd.server.execution import Operations
 from memexd.settings import Settings
@@ -205,12 +206,12 @@ def test_commands_are_packed_as_redis_py_packs_them() -> None:
     text = 'MATCH (n) WHERE n.x = $a RETURN "ü" AS u'
     params = {"a": 'ä"\\'}
     for read_only, verb in ((True, "GRAPH.RO_QUERY"), (False, "GRAPH.QUERY")):
-        query = encode_params(params).encode() + falkordb._encoded(text)
+        query = encode_params(params).encode() + falkordb_wire.encoded(text)
         ours = store._heads[read_only] + b"$%d\r\n" % len(query) + query + store._tail
         args = [verb, "gé", encode_params(params) + text, "--compact", "timeout", 1234]
         assert ours == b"".join(reference.pack_command(*args))
     command = ["GRAPH.CONSTRAINT", "CREATE", "g", "UNIQUE", "NODE", "L", "PROPERTIES", 1, "p"]
-    assert falkordb._pack(command) == b"".join(reference.pack_command(*command))
+    assert falkordb_wire.pack(command) == b"".join(reference.pack_command(*command))
 
 
 def test_connections_have_no_socket_timeout() -> None:

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from memexd.errors import BadUserInput, InvalidTimestamp, SettingsError
 from memexd.graph import Graph
 from memexd.graph.cypher import Fragment, Queries, parse
-from memexd.graph.falkordb import encode_params
+from memexd.graph.falkordb_wire import encode_params
 from memexd.ids import MAX_TIME_MS, ms_to_datetime, new_id, timestamp_ms, uuid7_at
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.meta import canonical_json, flatten_meta, path_keys
