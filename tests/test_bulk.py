@@ -32,7 +32,7 @@ from memexd.schema.mutation import Mutation
 from memexd.schema.query import Query
 from memexd.schema.stats import GraphStats
 
-import memexd.server.app as app_module
+import memexd.server.view as view_module
 from memexd.access.grants import Access, parse_grant
 from memexd.core import Memex
 from memexd.errors import BadUserInput, Forbidden
@@ -460,7 +460,7 @@ def _schema(settings: Settings | None = None) -> strawberry.Schema:
 @pytest.fixture
 def wired(make_api: ApiFactory, monkeypatch: pytest.MonkeyPatch) -> ApiFactory:
     """``make_api`` whose app serves applyMany, bulkAdjustScores, decayImportance and stats."""
-    monkeypatch.setattr(app_module, "build_schema", _schema)
+    monkeypatch.setattr(view_module, "build_schema", _schema)
     return make_api
 
 

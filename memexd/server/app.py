@@ -2,375 +2,31 @@
 
 from __future__ import annotations
 
-import contextlib
-import json
-import logging
-import re
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any, overload
 
-import orjson
-from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from starlette.applications import Starlette
-from starlette.datastructures import Headers
 from starlette.middleware.cors import CORSMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import JSONResponse
 from starlette.routing import Route, WebSocketRoute
-from starlette.types import Receive, Scope, Send
-from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
-from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
-from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
-from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData, process_result
-from strawberry.http.exceptions import WebSocketDisconnected
-from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
-from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
-from strawberry.types import ExecutionResult
-from strawberry.types.graphql import OperationType
-from strawberry.types.unset import UNSET
 
 from memexd.access.gate import Gate
-from memexd.access.grants import NOBODY
 from memexd.core import Memex
-from memexd.errors import MemexError, StorageUnavailable, Unauthenticated
-from memexd.events.vocabulary import Origin
+from memexd.errors import MemexError
 from memexd.feed.hub import Feed
 from memexd.feed.settings import FeedSettings
 from memexd.feed.signals import drain_on_exit
 from memexd.feed.store import WakingStore
-from memexd.feed.transport import FeedTransport, close_reason, subscribes
 from memexd.graph.open import open_migrated
-from memexd.memory.validation import long_number
-from memexd.schema.build import build_schema
 from memexd.server import graphiql
-from memexd.server.context import Context
-from memexd.server.execution import Operations
-from memexd.server.extensions import coded
-from memexd.server.http import BodyLimit, Shortcut, error_body
+from memexd.server.http import BodyLimit, Shortcut
 from memexd.server.ingest import ingest_route
+from memexd.server.view import GraphQLApp, Holder, origin_of
 from memexd.settings import Settings, load_settings
 from memexd.types import GraphStore
 
 __all__ = ["create_app"]
-
-log = logging.getLogger("memexd.server")
-
-_TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-_TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
-#: Where a rejected ``connection_init`` leaves its close code and reason.
-_REJECTION = "memexd.rejection"
-#: graphql-transport-ws close codes: bad credentials, and no grant.
-WS_UNAUTHENTICATED, WS_FORBIDDEN = 4401, 4403
-
-
-class _Holder:
-    """The running core; filled at start-up (or at once when a store is given)."""
-
-    memex: Memex | None = None
-
-
-def _origin(headers: Any) -> Origin:
-    """Trace id from ``x-trace-id`` or a W3C ``traceparent`` header; cause id
-    from ``x-cause-id`` (what made the caller act: an event id, a request id).
-    Values that are not short plain tokens are ignored, never stored."""
-    if isinstance(headers, Headers):
-        headers = _tracing(headers.raw)
-    cause = headers.get("x-cause-id")
-    cause = cause if cause and _TRACE.fullmatch(cause) else None
-    trace = headers.get("x-trace-id")
-    if trace and _TRACE.fullmatch(trace):
-        return Origin(trace_id=trace, cause_id=cause)
-    parent = _TRACEPARENT.fullmatch(headers.get("traceparent", ""))
-    return Origin(trace_id=parent.group(1) if parent else None, cause_id=cause)
-
-
-def _tracing(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
-    """The first of each tracing header, as ``Headers.get`` gives it, in one
-    pass over the raw headers (three lookups cost a point read ~3 µs)."""
-    found: dict[str, str] = {}
-    for name, value in raw:
-        if name in _TRACING and _TRACING[name] not in found:
-            found[_TRACING[name]] = value.decode("latin-1")
-    return found
-
-
-_TRACING = {b"x-cause-id": "x-cause-id", b"x-trace-id": "x-trace-id", b"traceparent": "traceparent"}
-
-
-def _no_constants(name: str) -> Any:
-    raise json.JSONDecodeError(f"{name} is not JSON", name, 0)
-
-
-class _WebSocket(ASGIWebSocketAdapter):
-    """Sends text frames, as graphql-transport-ws requires (browsers' clients
-    cannot parse binary ones), and closes a rejected ``connection_init`` with
-    the code memexd chose (Strawberry closes every rejection as 4403)."""
-
-    async def send_json(self, message: Any) -> None:
-        if self.ws.application_state is not WebSocketState.CONNECTED:
-            raise WebSocketDisconnected  # closed already: nothing more goes out
-        try:
-            await self.ws.send_text(orjson.dumps(message).decode())
-        except WebSocketDisconnect as exc:
-            raise WebSocketDisconnected from exc
-
-    async def close(self, code: int, reason: str) -> None:
-        if self.ws.application_state is not WebSocketState.CONNECTED:
-            return
-        rejected = self.ws.scope.get(_REJECTION)
-        if code == WS_FORBIDDEN and rejected is not None:
-            code, reason = rejected
-        with contextlib.suppress(WebSocketDisconnect):  # the peer left: closed already
-            await super().close(code, reason)
-
-
-class _GraphQLApp(GraphQL[Context, None]):
-    websocket_adapter_class = _WebSocket
-    graphql_transport_ws_handler_class = FeedTransport
-
-    def __init__(self, holder: _Holder, settings: Settings, gate: Gate, feed: Feed) -> None:
-        super().__init__(
-            build_schema(settings),
-            graphql_ide="graphiql" if settings.ide else None,
-            allow_queries_via_get=not settings.production,
-            # the maintained protocol only: its connection_init carries credentials
-            subscription_protocols=(GRAPHQL_TRANSPORT_WS_PROTOCOL,),
-            max_subscriptions_per_connection=feed.settings.max_subscriptions,
-        )
-        self.holder = holder
-        self.gate = gate
-        self.feed = feed
-        self.max_tokens = settings.max_tokens
-        #: Schema.execute without its per-phase extension machinery (if the schema allows)
-        self.operations = Operations.of(self.schema)
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await super().__call__(scope, receive, send)
-            return
-        try:
-            response = await self.run(Request(scope=scope, receive=receive))
-        except HTTPException as exc:  # a malformed request: a GraphQL-shaped answer
-            response = Response(
-                error_body(exc.reason), exc.status_code, media_type="application/json"
-            )
-        except Unauthenticated as exc:
-            response = Response(
-                error_body(exc.message, exc.code),
-                401,
-                headers={"WWW-Authenticate": 'Bearer realm="memexd"'},
-                media_type="application/json",
-            )
-        except StorageUnavailable as exc:  # the key file cannot be read: fail closed
-            response = Response(
-                error_body(exc.message, exc.code), 503, media_type="application/json"
-            )
-        await response(scope, receive, send)
-
-    @overload
-    async def run(
-        self, request: Request, context: Context = UNSET, root_value: None = UNSET
-    ) -> Response: ...
-
-    @overload
-    async def run(
-        self, request: WebSocket, context: Context = UNSET, root_value: None = UNSET
-    ) -> WebSocket: ...
-
-    async def run(
-        self, request: Request | WebSocket, context: Context = UNSET, root_value: None = UNSET
-    ) -> Response | WebSocket:
-        """Strawberry's ``run``; a POST takes the same steps without those that
-        do nothing in this view (a root value, sub-response headers, HTTP
-        streaming transports, batches, incremental delivery; checking a result
-        against Strawberry's runtime protocol alone takes ~10 µs)."""
-        if isinstance(request, WebSocket):
-            return await super().run(request, context, root_value)
-        if (
-            request.method != "POST"
-            or context is not UNSET
-            or root_value is not UNSET
-            or self._stream_transport_map
-        ):
-            return await super().run(request, context, root_value)
-        adapter = self.request_adapter_class(request)
-        # never sent: the context has no use for it, nothing sets its headers
-        sub_response = Response()
-        own = await self.get_context(request, response=sub_response)
-        try:
-            data = await self.parse_http_body(adapter)
-        except json.JSONDecodeError as exc:
-            raise HTTPException(400, "Unable to parse request body as JSON") from exc
-        except KeyError as exc:
-            raise HTTPException(400, "File(s) missing in form data") from exc
-        result = await self.execute_operation(
-            request=request,
-            request_adapter=adapter,
-            request_data=data,
-            context=own,
-            root_value=None,
-            sub_response=sub_response,
-        )
-        if not isinstance(result, ExecutionResult):  # only the cases skipped above give others
-            raise TypeError(f"unexpected execution result {type(result).__name__}")
-        response_data = await self.process_result(request=request, result=result)
-        if result.errors:
-            self._handle_errors(result.errors, response_data)
-        return Response(self.encode_json(response_data), media_type="application/json")
-
-    async def parse_http_body(
-        self, request: AsyncHTTPRequestAdapter
-    ) -> GraphQLRequestData | list[GraphQLRequestData]:
-        """Strawberry's, with a shortcut for the usual ``Content-Type:
-        application/json`` POST (its parser builds an email message)."""
-        if (
-            request.method != "POST"
-            or request.content_type != "application/json"
-            or self._stream_transport_map
-        ):
-            return await super().parse_http_body(request)
-        data = self.parse_json(await request.get_body())  # a dict: see parse_json
-        query, variables = data.get("query"), data.get("variables")
-        extensions = data.get("extensions")
-        if not isinstance(query, str | None):
-            raise HTTPException(
-                400, "The GraphQL operation's `query` must be a string or null, if provided."
-            )
-        if not isinstance(variables, dict | None):
-            raise HTTPException(
-                400, "The GraphQL operation's `variables` must be an object or null, if provided."
-            )
-        if not isinstance(extensions, dict | None):
-            raise HTTPException(
-                400,
-                "The GraphQL operation's `extensions` must be an object or null, if provided.",
-            )
-        return GraphQLRequestData(
-            query=query,
-            variables=variables,
-            operation_name=data.get("operationName"),
-            extensions=extensions,
-        )
-
-    async def render_graphql_ide(self, request: Request) -> Response:
-        return HTMLResponse(graphiql.page(str(request.url.path)))
-
-    def decode_json(self, data: str | bytes) -> object:
-        raw = data.encode() if isinstance(data, str) else data
-        if long_number(raw):  # orjson would silently turn integers past 64 bits into floats
-            # exact integers, so validation can refuse those beyond 64 bits
-            try:
-                return json.loads(raw, parse_constant=_no_constants)
-            except RecursionError:
-                raise json.JSONDecodeError("nested too deeply", "", 0) from None
-        # orjson: several times faster on large batches, strict JSON, depth ≤ 1024
-        return orjson.loads(raw)
-
-    def encode_json(self, data: object) -> bytes:
-        return orjson.dumps(data)
-
-    def parse_json(self, data: str | bytes) -> Any:
-        parsed = super().parse_json(data)
-        if not isinstance(parsed, dict):
-            raise HTTPException(400, "the request must be a JSON object (batches are not taken)")
-        return parsed
-
-    async def process_result(
-        self, request: Request, result: ExecutionResult
-    ) -> GraphQLHTTPResponse:
-        if result.errors:  # errors raised before execution skip the extensions
-            result.errors = [coded(e) for e in result.errors]
-        return process_result(result)
-
-    async def get_context(
-        self, request: Request | WebSocket, response: Response | WebSocket
-    ) -> Context:
-        """The caller's context. A WebSocket starts with no grants and gets
-        the caller's at ``connection_init``; the GraphiQL page needs none."""
-        memex = self.holder.memex
-        if memex is None:
-            raise HTTPException(503, "memexd is starting")
-        if isinstance(request, WebSocket) or self._ide_page(request):
-            access = NOBODY
-        else:
-            access = self.gate.authenticate(request.headers.get("authorization"))
-            if log.isEnabledFor(logging.DEBUG):  # request.url costs a parse
-                log.debug("%s %s by %s", request.method, request.url.path, access.name)
-        return Context.of(memex.as_caller(access), _origin(request.headers), request, self.feed)
-
-    async def execute_operation(self, *args: Any, **kwargs: Any) -> Any:
-        """HTTP runs queries and mutations; a subscription needs the WebSocket
-        (graphql-core would run it as a query and fail on its non-null root)."""
-        data = kwargs.get("request_data", args[2] if len(args) > 2 else None)
-        query, name = getattr(data, "query", None), getattr(data, "operation_name", None)
-        if isinstance(query, str) and subscribes(query, name, self.max_tokens):
-            raise HTTPException(400, "subscriptions are served over WebSocket: "
-                                     "graphql-transport-ws on /graphql")  # fmt: skip
-        return await super().execute_operation(*args, **kwargs)
-
-    async def execute_single(
-        self,
-        request: Request,
-        request_adapter: AsyncHTTPRequestAdapter,
-        sub_response: Response,
-        context: Context,
-        root_value: None,
-        request_data: GraphQLRequestData,
-    ) -> ExecutionResult:
-        """Strawberry's, through :class:`Operations` when the schema allows."""
-        operations = self.operations
-        if operations is None:
-            return await super().execute_single(
-                request, request_adapter, sub_response, context, root_value, request_data
-            )
-        method = request_adapter.method
-        allowed = OperationType.from_http(method)
-        if not self.allow_queries_via_get and method == "GET":
-            allowed = allowed - {OperationType.QUERY}
-        try:
-            return await operations.execute(
-                request_data.query,
-                request_data.variables,
-                context,
-                root_value,
-                request_data.operation_name,
-                allowed,
-                request_data.extensions,
-            )
-        except CannotGetOperationTypeError as exc:
-            raise HTTPException(400, exc.as_http_error_reason()) from exc
-        except InvalidOperationTypeError as exc:
-            raise HTTPException(400, exc.as_http_error_reason(method)) from exc
-        except MissingQueryError as exc:
-            raise HTTPException(400, "No GraphQL query found in the request") from exc
-
-    def _ide_page(self, request: Request) -> bool:
-        # only a GET renders the page
-        return (
-            self.graphql_ide is not None
-            and request.method == "GET"
-            and self.should_render_graphql_ide(self.request_adapter_class(request))
-        )
-
-    async def on_ws_connect(self, context: Context) -> None:
-        """Credentials in the ``connection_init`` payload, as
-        ``{"Authorization": "Bearer …"}``; a bad one closes with 4401."""
-        params = context.connection_params
-        given = None
-        if isinstance(params, dict):
-            given = params.get("Authorization", params.get("authorization"))
-        credential = given if isinstance(given, str) else None
-        try:
-            access = self.gate.authenticate(credential)
-        except Unauthenticated as exc:
-            if context.request is not None:
-                reason = close_reason(exc.code, exc.message)
-                context.request.scope[_REJECTION] = (WS_UNAUTHENTICATED, reason)
-            raise ConnectionRejectionError from None
-        context.rebind(context.memex.as_caller(access))
-        # the connection may live for days: its heartbeats check the credentials again
-        context.recheck = lambda: self.gate.authenticate(credential)
 
 
 def create_app(settings: Settings | None = None, *, store: GraphStore | None = None) -> Starlette:
@@ -378,7 +34,7 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
     migrations); without, start-up opens the configured engine, applies
     pending migrations, and shutdown closes it."""
     settings = settings or load_settings()
-    holder = _Holder()
+    holder = Holder()
     gate = Gate(settings)
     feed = Feed(FeedSettings.of(settings))
     if store is not None:
@@ -412,14 +68,14 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
             return JSONResponse({"status": "graph engine unavailable"}, status_code=503)
         return JSONResponse({"status": "ok", "backend": memex.graph.backend})
 
-    graphql = _GraphQLApp(holder, settings, gate, feed)
+    graphql = GraphQLApp(holder, settings, gate, feed)
     app = Starlette(
         routes=[
             *(graphiql.asset_routes() if settings.ide else []),
             Route("/graphql", graphql, methods=None),  # the view refuses other methods
             WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz),
-            ingest_route(lambda: holder.memex, gate, _origin),
+            ingest_route(lambda: holder.memex, gate, origin_of),
         ],
         lifespan=lifespan,
     )
