@@ -5,6 +5,7 @@ until the item changes, and reads back the same before and after
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from typing import Any
 
@@ -12,6 +13,7 @@ import pytest
 
 from memexd import cli as memexd
 from memexd.events.retention import Folded, compact_log
+from memexd.graph.migrations import migrate
 from memexd.ids import creation_event_id, uuid7_at
 from memexd.types import GraphStore
 from tests.support import Api
@@ -217,3 +219,24 @@ async def test_retention_leaves_events_logged_before_ids_were_derived(
 def test_compact_log_refuses_a_bad_age() -> None:
     for bad in ("-1", "nan", "1e9"):
         assert memexd.main(["compact-log", "--older-than-days", bad]) == 1
+
+
+async def test_an_upgraded_graph_reads_its_stored_creation_events_once(
+    api: Api, store: GraphStore
+) -> None:
+    """Before migration 0009 every creation event was a node with an id of
+    its own: the migration marks those items, so each event reads once."""
+    item = await api.create(scope="proj:a")
+    (virtual,) = (await api.ok(LOG))["events"]
+    stored = {"id": "0190a000-0000-7000-8000-0000000000cc", "namespace": "memory",
+              "type": "memory.created", "ts": 5, "payload": json.dumps(virtual["payload"]),
+              "author": "agent:x", "scope": "proj:a", "scopes": ["proj:a"],
+              "subject": item["id"], "item_ids": [item["id"]]}  # fmt: skip
+    await store.write("MATCH (n:Item {id: $id}) CREATE (e:Event) SET e = $e, e.seq = n.seq",
+                      {"id": item["id"], "e": stored})  # fmt: skip
+    await store.write("MATCH (m:Migration {version: 9}) DELETE m", {})
+    assert [m.version for m in await migrate(api.graph)] == [9]
+    (event,) = (await api.ok(LOG))["events"]
+    assert (event["id"], event["author"]) == (stored["id"], "agent:x")
+    assert event["payload"] == virtual["payload"]
+    assert [m.version for m in await migrate(api.graph)] == []
