@@ -19,7 +19,7 @@ from memexd.feed.settings import FeedSettings
 from memexd.feed.signals import drain_on_exit
 from memexd.feed.store import WakingStore
 from memexd.graph.open import open_migrated
-from memexd.server import graphiql
+from memexd.server import explorer, graphiql
 from memexd.server.http import BodyLimit, Shortcut
 from memexd.server.ingest import ingest_route
 from memexd.server.view import GraphQLApp, Holder, origin_of
@@ -76,6 +76,7 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
             WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz),
             ingest_route(lambda: holder.memex, gate, origin_of),
+            *explorer.routes(),
         ],
         lifespan=lifespan,
     )

@@ -18,6 +18,8 @@
 //   - VERSIONS.txt, one line per asset: file, package@version, licence file, sha256.
 // memexd.server.graphiql builds the page that loads these files and serves the folder;
 // tests/test_graphiql.py checks the folder against VERSIONS.txt.
+// The copying itself is the exported `vendor(bundle)`, which tools/vendor-explorer reuses
+// with its own bundle description.
 
 import { createHash } from "node:crypto";
 import {
@@ -34,7 +36,6 @@ import { fileURLToPath } from "node:url";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = resolve(HERE, "..", "..");
-const OUT = join(ROOT, "memexd", "server", "static", "graphiql");
 
 // package -> [file inside the package, name in the output folder]
 const ASSETS = {
@@ -59,9 +60,18 @@ const LICENCE_FALLBACK = {
   ],
 };
 
-// Left out of THIRD-PARTY-NOTICES.txt: provided as separate files (react, react-dom) or
-// types only.
-const NOT_BUNDLED = (name) => name in ASSETS || name.startsWith("@types/");
+const GRAPHIQL = {
+  here: HERE,
+  out: join(ROOT, "memexd", "server", "static", "graphiql"),
+  assets: ASSETS,
+  licenceFallback: LICENCE_FALLBACK,
+  intro:
+    "Third-party notices for the vendored GraphiQL bundles in this folder.\n\n" +
+    "graphiql.min.js and graphiql-plugin-explorer.umd.js are bundles: besides their own\n" +
+    "package (see the LICENSE.*.txt files) they contain code from their dependencies.\n" +
+    "Below are the licences of every package in their runtime dependency closure as\n" +
+    "installed by tools/vendor-graphiql (some may not end up in a bundle).\n",
+};
 
 const LICENCE_FILE = /^(licen[cs]e|copying)([.-].*)?$/i;
 
@@ -74,20 +84,20 @@ function readJson(path) {
   return JSON.parse(readFileSync(path, "utf8"));
 }
 
-/** The folder of `name` as Node would resolve it from `fromDir`, or null. */
-function findPackage(name, fromDir) {
-  for (let dir = fromDir; dir.startsWith(HERE); dir = dirname(dir)) {
+/** The folder of `name` as Node would resolve it from `fromDir` (inside `here`), or null. */
+function findPackage(here, name, fromDir) {
+  for (let dir = fromDir; dir.startsWith(here); dir = dirname(dir)) {
     const candidate = join(dir, "node_modules", name);
     if (existsSync(join(candidate, "package.json"))) return candidate;
-    if (dir === HERE) break;
+    if (dir === here) break;
   }
   return null;
 }
 
-function packageDir(name) {
-  const dir = findPackage(name, HERE);
+function packageDir(here, name) {
+  const dir = findPackage(here, name, here);
   if (!dir)
-    fail(`${name} is not installed; run: npm ci --prefix ${relative(process.cwd(), HERE) || "."}`);
+    fail(`${name} is not installed; run: npm ci --prefix ${relative(process.cwd(), here) || "."}`);
   return dir;
 }
 
@@ -110,10 +120,17 @@ function rule(title) {
   return `${"=".repeat(78)}\n${title}\n${"=".repeat(78)}\n`;
 }
 
-/** Runtime dependency closure of the asset packages (name@version -> [dir, manifest]). */
-function bundledPackages() {
+/** Runtime dependency closure of the asset packages (name@version -> [dir, manifest]),
+ * less those provided as separate files or types only. */
+function bundledPackages({ here, assets, extraLicences = [] }) {
+  const notBundled = (name) => name in assets || name.startsWith("@types/");
   const seen = new Map();
-  const queue = Object.keys(ASSETS).map((name) => packageDir(name));
+  for (const name of extraLicences) {
+    const dir = packageDir(here, name);
+    const manifest = readJson(join(dir, "package.json"));
+    seen.set(`${manifest.name}@${manifest.version}`, [dir, manifest]);
+  }
+  const queue = [...Object.keys(assets), ...extraLicences].map((name) => packageDir(here, name));
   while (queue.length) {
     const dir = queue.shift();
     const manifest = readJson(join(dir, "package.json"));
@@ -123,8 +140,8 @@ function bundledPackages() {
       ...manifest.peerDependencies,
     };
     for (const name of Object.keys(wanted).sort()) {
-      if (NOT_BUNDLED(name)) continue;
-      const found = findPackage(name, dir);
+      if (notBundled(name)) continue;
+      const found = findPackage(here, name, dir);
       if (!found) continue; // an optional or peer dependency that is not installed
       const dep = readJson(join(found, "package.json"));
       const key = `${dep.name}@${dep.version}`;
@@ -136,21 +153,25 @@ function bundledPackages() {
   return new Map([...seen].sort(([a], [b]) => a.localeCompare(b)));
 }
 
-function main() {
+/** Copy `bundle.assets` into `bundle.out` with licences, notices and VERSIONS.txt.
+ * `extraLicences`: packages bundled inside an asset but not declared as its dependencies. */
+export function vendor(bundle) {
+  const { here, out, assets, licenceFallback = {}, intro, extraLicences = [] } = bundle;
+  const OUT = out;
   rmSync(OUT, { recursive: true, force: true });
   mkdirSync(OUT, { recursive: true });
 
   const rows = [];
-  for (const [name, files] of Object.entries(ASSETS)) {
-    const dir = packageDir(name);
+  for (const [name, files] of Object.entries(assets)) {
+    const dir = packageDir(here, name);
     const { version } = readJson(join(dir, "package.json"));
     const licenceName = `LICENSE.${licenceSlug(name)}.txt`;
     let text = licenceText(dir);
     if (!text) {
-      const fallback = LICENCE_FALLBACK[name];
+      const fallback = licenceFallback[name];
       if (!fallback) fail(`${name}@${version} ships no licence file and has no fallback`);
       const [other, why] = fallback;
-      const otherDir = packageDir(other);
+      const otherDir = packageDir(here, other);
       const otherVersion = readJson(join(otherDir, "package.json")).version;
       const copied = `(Copied from ${other}@${otherVersion}.)`;
       text = `${name}@${version}\n${why}\n${copied}\n\n${licenceText(otherDir)}`;
@@ -164,14 +185,8 @@ function main() {
     }
   }
 
-  const notices = [
-    "Third-party notices for the vendored GraphiQL bundles in this folder.\n\n" +
-      "graphiql.min.js and graphiql-plugin-explorer.umd.js are bundles: besides their own\n" +
-      "package (see the LICENSE.*.txt files) they contain code from their dependencies.\n" +
-      "Below are the licences of every package in their runtime dependency closure as\n" +
-      "installed by tools/vendor-graphiql (some may not end up in a bundle).\n",
-  ];
-  for (const [key, [dir, manifest]] of bundledPackages()) {
+  const notices = [intro];
+  for (const [key, [dir, manifest]] of bundledPackages({ here, assets, extraLicences })) {
     const text = licenceText(dir);
     const declared = manifest.license ?? "(no licence declared)";
     const author = typeof manifest.author === "object" ? manifest.author.name : manifest.author;
@@ -188,7 +203,7 @@ function main() {
   const width = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i].length)));
   const pad = (row) => row.map((cell, i) => (i < 3 ? cell.padEnd(width[i]) : cell)).join("  ");
   const versions = [
-    "# Written by tools/vendor-graphiql/vendor.mjs; do not edit by hand.",
+    `# Written by ${relative(ROOT, join(here, "vendor.mjs"))}; do not edit by hand.`,
     "# Licences of code bundled inside these files: THIRD-PARTY-NOTICES.txt",
     "# Columns: file, package@version, licence file, sha256 of the file.",
     ...rows.map(pad),
@@ -201,4 +216,6 @@ function main() {
   }
 }
 
-main();
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  vendor(GRAPHIQL);
+}
