@@ -145,3 +145,118 @@ def test_a_bad_filter_is_reported_not_thrown(page: Any, seeded: dict[str, str]) 
     page.get_by_role("button", name="Search").click()
     expect(page.locator("#status.error")).to_contain_text("BAD_USER_INPUT")
     assert page.console_errors == []
+
+
+MISSING = "0190a000-0000-7000-8000-0000000000ee"
+
+
+def create(server: str, scope: str, *parents: str, **fields: Any) -> str:
+    made = graphql(server, CREATE, inputs=[item(0, scope=scope, parents=list(parents), **fields)])
+    created: str = made["createItems"]["items"][0]["id"]
+    return created
+
+
+def search(page: Any, scope: str, expected: int) -> None:
+    from playwright.sync_api import expect
+
+    page.get_by_label("Scope prefix").fill(scope)
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator("#status")).to_have_text(f"{expected} items")
+
+
+def classes(page: Any, node: str) -> list[str]:
+    found: list[str] = page.evaluate("id => memexdExplorer.cy.getElementById(id).classes()", node)
+    return found
+
+
+def shot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"explorer-{name}.png"))
+
+
+def test_provenance_marks_retracted_and_missing_parents(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    gone = create(server, "prov:a")
+    parent = create(server, "prov:a")
+    child = create(server, "prov:a", parent, gone, MISSING)
+    graphql(server, 'mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id } } }',
+            id=gone)  # fmt: skip
+    search(page, "prov:", 2)
+    page.locator(f"#results .result[data-id='{child}']").click()
+    page.get_by_role("button", name="Provenance").click()
+    expect(page.locator("#status")).to_have_text(
+        "Support of the item: 2 items, 1 retracted and 1 missing parents"
+    )
+    assert "missing" in classes(page, MISSING)
+    assert "retracted" in classes(page, gone)
+    assert page.evaluate("memexdExplorer.cy.edges().length") == 3
+    shot(page, "provenance")
+    assert page.console_errors == []
+
+
+def test_typed_edges_get_a_colour_and_a_legend(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    a, b = create(server, "typed:a"), create(server, "typed:a")
+    graphql(server, 'mutation($a: ID!, $b: ID!) { createEdge(input: {from: $a, to: $b, '
+            'kind: "SUPPORTS", author: "u", sourceKind: "o", authority: 0.5}) '
+            "{ edge { edgeId } } }", a=a, b=b)  # fmt: skip
+    search(page, "typed:", 2)
+    page.locator(f"#results .result[data-id='{a}']").click()
+    page.get_by_role("button", name="Typed edges").click()
+    expect(page.locator("#status")).to_have_text("1 typed edges")
+    expect(page.locator("#legend li[data-kind='SUPPORTS']")).to_be_visible()
+    kinds = page.evaluate("memexdExplorer.cy.edges('.typed').map(e => e.data('kind'))")
+    assert kinds == ["SUPPORTS"]
+    shot(page, "typed-edges")
+
+
+def test_cascade_preview_then_confirm(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    root = create(server, "casc:a")
+    middle = create(server, "casc:a", root)
+    leaf = create(server, "casc:a", middle)
+    search(page, "casc:", 3)
+    page.locator(f"#results .result[data-id='{root}']").click()
+    page.get_by_role("button", name="Preview cascade").click()
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_contain_text("retracts 2 dependents with it (3 items in all)")
+    assert all("doomed" in classes(page, i) for i in (root, middle, leaf))
+    shot(page, "cascade-preview")
+    page.get_by_role("button", name="Cancel").click()
+    assert not any("doomed" in classes(page, i) for i in (root, middle, leaf))
+    live = graphql(server, '{ items(filter: {scopePrefix: "casc:"}) { id } }')["items"]
+    assert len(live) == 3  # cancelled: nothing happened
+
+    page.get_by_role("button", name="Preview cascade").click()
+    page.get_by_role("button", name="Confirm").click()
+    expect(page.locator("#status")).to_have_text("Retracted 3 items.")
+    assert graphql(server, '{ items(filter: {scopePrefix: "casc:"}) { id } }')["items"] == []
+    assert "retracted" in classes(page, leaf)
+    assert page.console_errors == []
+
+
+def test_resolve_a_contradiction_from_the_review_queue(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    a = create(server, "contra:a", authority=0.9)
+    b = create(server, "contra:a", authority=0.6)
+    graphql(server, 'mutation($a: ID!, $b: ID!) { markContradiction(a: $a, b: $b, '
+            'author: "u") { edge { edgeId } } }', a=a, b=b)  # fmt: skip
+    page.get_by_role("button", name="Contradictions").click()
+    queue = page.locator("#contradictions li")
+    expect(queue).to_have_count(1)
+    queue.get_by_role("button", name="Keep fact · contra:a (authority 0.90)").click()
+    expect(page.get_by_role("alertdialog")).to_contain_text("supersede fact · contra:a")
+    shot(page, "contradiction")
+    page.get_by_role("button", name="Confirm").click()
+    expect(page.locator("#status")).to_have_text("0 contradictions to review")
+    expect(queue).to_have_count(0)
+    after = graphql(server, "query($ids: [ID!]) { items(filter: {ids: $ids}) { id authority } "
+                    "contradictions { edge { edgeId } } }", ids=[a, b])  # fmt: skip
+    assert after["contradictions"] == []
+    scores = {i["id"]: i["authority"] for i in after["items"]}
+    assert scores == {a: 0.9, b: 0.6 * 0.1}
+    assert page.console_errors == []

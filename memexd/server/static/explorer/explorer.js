@@ -61,10 +61,18 @@
         "text-max-width": 120, "background-color": "#2b6cb0", "color": "#1a202c",
         "text-valign": "bottom", "text-margin-y": 4 } },
       { selector: "node.retracted", style: { "background-color": "#a0aec0", "opacity": 0.6 } },
+      { selector: "node.missing", style: {
+        "background-color": "#fff", "border-width": 2, "border-style": "dashed",
+        "border-color": "#c53030" } },
+      { selector: "node.doomed", style: { "background-color": "#c53030" } },
       { selector: "node:selected", style: { "border-width": 3, "border-color": "#dd6b20" } },
       { selector: "edge", style: {
         "width": 1.5, "line-color": "#718096", "target-arrow-color": "#718096",
         "target-arrow-shape": "triangle", "curve-style": "bezier" } },
+      { selector: "edge.typed", style: {
+        "line-color": "data(colour)", "target-arrow-color": "data(colour)",
+        "label": "data(kind)", "font-size": 8, "line-style": "solid", "width": 2 } },
+      { selector: "edge.inactive", style: { "line-style": "dashed", "opacity": 0.6 } },
     ],
   });
 
@@ -98,6 +106,8 @@
   }
 
   cy.on("tap", "node", function (event) { select(event.target.id()); });
+  // the graph, for the browser tests and for anyone poking at it in devtools
+  window.memexdExplorer = { cy: cy };
 
   // ---------------------------------------------------------------- search
 
@@ -229,4 +239,221 @@
       })
       .catch(function (error) { status(error.message, true); });
   });
+  // ---------------------------------------------------------------- typed edges
+
+  var PALETTE = ["#d69e2e", "#38a169", "#805ad5", "#dd6b20", "#319795", "#d53f8c", "#3182ce"];
+  var kindColours = {};
+
+  function colourOf(kind) {
+    if (!(kind in kindColours)) {
+      kindColours[kind] = PALETTE[Object.keys(kindColours).length % PALETTE.length];
+      var li = document.createElement("li");
+      var swatch = document.createElement("span");
+      swatch.className = "swatch kind";
+      swatch.style.background = kindColours[kind];
+      li.appendChild(swatch);
+      li.appendChild(document.createTextNode(kind));
+      li.dataset.kind = kind;
+      $("legend").appendChild(li);
+    }
+    return kindColours[kind];
+  }
+
+  var EDGES = "query Edges($id: ID!) { item(id: $id, includeRetracted: true) {" +
+    " edges(direction: BOTH, activeOnly: false) { edgeId from to kind active" +
+    " fromItem { " + ITEM_FIELDS + " } toItem { " + ITEM_FIELDS + " } } } }";
+
+  $("typed-edges").addEventListener("click", function () {
+    if (!selected) return;
+    gql(EDGES, { id: selected })
+      .then(function (data) {
+        var edges = data.item ? data.item.edges : [];
+        cy.batch(function () {
+          edges.forEach(function (e) {
+            [e.fromItem, e.toItem].forEach(function (i) { if (i) addItem(i); });
+            if (!e.fromItem || !e.toItem || !cy.getElementById(e.edgeId).empty()) return;
+            cy.add({ group: "edges", classes: "typed" + (e.active ? "" : " inactive"),
+                     data: { id: e.edgeId, source: e.from, target: e.to, kind: e.kind,
+                             colour: colourOf(e.kind) } });
+          });
+        });
+        layout();
+        status(edges.length + " typed edges");
+      })
+      .catch(function (error) { status(error.message, true); });
+  });
+
+  // ---------------------------------------------------------------- provenance
+
+  var TREE = "query Tree($id: ID!) { supportTree(id: $id) { root truncated" +
+    " nodes { depth item { " + ITEM_FIELDS + " } } links { child parent } } }";
+  var GONE = "query Gone($ids: [ID!]) {" +
+    " items(filter: {ids: $ids}, includeRetracted: true) { " + ITEM_FIELDS + " } }";
+
+  $("provenance").addEventListener("click", function () {
+    if (!selected) return;
+    var root = selected, tree;
+    gql(TREE, { id: root })
+      .then(function (data) {
+        tree = data.supportTree;
+        if (!tree) throw new Error("That item is gone or not yours to read.");
+        var shown = {};
+        tree.nodes.forEach(function (n) { shown[n.item.id] = true; });
+        var absent = [];
+        tree.nodes.forEach(function (n) {
+          (n.item.parents || []).forEach(function (p) {
+            if (!shown[p] && absent.indexOf(p) < 0) absent.push(p);
+          });
+        });
+        return absent.length ? gql(GONE, { ids: absent }).then(function (d) {
+          return { absent: absent, found: d.items };
+        }) : { absent: [], found: [] };
+      })
+      .then(function (gone) {
+        cy.elements().remove();
+        var items = tree.nodes.map(function (n) { return n.item; });
+        var found = {};
+        gone.found.forEach(function (i) { found[i.id] = i; });
+        cy.batch(function () {
+          items.forEach(addItem);
+          gone.absent.forEach(function (id) {
+            if (found[id]) addItem(found[id]);  // retracted: greyed
+            else cy.add({ group: "nodes", classes: "missing",
+                          data: { id: id, label: "missing " + id.slice(0, 8) } });
+          });
+          addParentLinks(items);
+        });
+        layout();
+        cy.getElementById(root).select();
+        var missing = gone.absent.length - gone.found.length;
+        status("Support of the item: " + items.length + " items, " +
+               gone.found.length + " retracted and " + missing + " missing parents" +
+               (tree.truncated ? " (cut short)" : ""));
+      })
+      .catch(function (error) { status(error.message, true); });
+  });
+
+  // ---------------------------------------------------------------- confirmation
+
+  var pending = null;
+
+  function ask(text, action) {
+    pending = action;
+    $("confirm-text").textContent = text;
+    $("confirm").hidden = false;
+    $("confirm-no").focus();
+  }
+
+  function settle() {
+    $("confirm").hidden = true;
+    pending = null;
+  }
+
+  $("confirm-no").addEventListener("click", function () {
+    cy.nodes(".doomed").removeClass("doomed");
+    settle();
+    status("Cancelled.");
+  });
+
+  $("confirm-yes").addEventListener("click", function () {
+    var action = pending;
+    settle();
+    if (action) action();
+  });
+
+  function actor() {
+    return $("actor").value.trim() || "user:explorer";
+  }
+
+  // ---------------------------------------------------------------- cascade
+
+  var DEPENDENTS = "query Dependents($id: ID!) { dependents(id: $id, transitive: true) { " +
+    ITEM_FIELDS + " } }";
+  var CASCADE = "mutation Cascade($id: ID!, $author: String!) {" +
+    " cascadeRetract(id: $id, author: $author) { retracted } }";
+
+  $("cascade-preview").addEventListener("click", function () {
+    if (!selected) return;
+    var root = selected;
+    gql(DEPENDENTS, { id: root })
+      .then(function (data) {
+        var doomed = data.dependents;
+        cy.batch(function () {
+          doomed.forEach(addItem);
+          addParentLinks(doomed);
+          cy.getElementById(root).addClass("doomed");
+          doomed.forEach(function (i) { cy.getElementById(i.id).addClass("doomed"); });
+        });
+        layout();
+        ask("Retracting this item retracts " + doomed.length + " dependents with it (" +
+            (doomed.length + 1) + " items in all).", function () {
+          gql(CASCADE, { id: root, author: actor() })
+            .then(function (d) {
+              var gone = d.cascadeRetract.retracted;
+              gone.forEach(function (id) {
+                cy.getElementById(id).removeClass("doomed").addClass("retracted");
+              });
+              status("Retracted " + gone.length + " items.");
+              select(root);
+            })
+            .catch(function (error) { status(error.message, true); });
+        });
+        status(doomed.length + " dependents would fall");
+      })
+      .catch(function (error) { status(error.message, true); });
+  });
+
+  // ---------------------------------------------------------------- contradictions
+
+  var CONTRADICTIONS = "query Contradictions { contradictions(limit: 100) {" +
+    " edge { edgeId } a { " + ITEM_FIELDS + " } b { " + ITEM_FIELDS + " } } }";
+  var RESOLVE = "mutation Resolve($w: ID!, $l: ID!, $author: String!) {" +
+    " resolveContradiction(winnerId: $w, loserId: $l, author: $author) { events { type } } }";
+
+  function side(item) {
+    return label(item) + " (authority " + item.authority.toFixed(2) + ")";
+  }
+
+  function keepButton(winner, loser) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.textContent = "Keep " + side(winner);
+    button.addEventListener("click", function () {
+      ask("Keep " + side(winner) + " and supersede " + side(loser) + "?", function () {
+        gql(RESOLVE, { w: winner.id, l: loser.id, author: actor() })
+          .then(function () { status("Resolved."); openContradictions(); })
+          .catch(function (error) { status(error.message, true); });
+      });
+      $("item-panel").hidden = false;
+    });
+    return button;
+  }
+
+  function openContradictions() {
+    gql(CONTRADICTIONS)
+      .then(function (data) {
+        var list = $("contradictions");
+        list.textContent = "";
+        $("contradictions-pane").hidden = false;
+        data.contradictions.forEach(function (c) {
+          var li = document.createElement("li");
+          li.dataset.edge = c.edge.edgeId;
+          [c.a, c.b].forEach(function (item) {
+            var view = document.createElement("button");
+            view.type = "button";
+            view.className = "side";
+            view.textContent = side(item);
+            view.addEventListener("click", function () { select(item.id); });
+            li.appendChild(view);
+          });
+          li.appendChild(keepButton(c.a, c.b));
+          li.appendChild(keepButton(c.b, c.a));
+          list.appendChild(li);
+        });
+        status(data.contradictions.length + " contradictions to review");
+      })
+      .catch(function (error) { status(error.message, true); });
+  }
+
+  $("open-contradictions").addEventListener("click", openContradictions);
 })();
