@@ -260,3 +260,40 @@ def test_resolve_a_contradiction_from_the_review_queue(page: Any, server: str) -
     scores = {i["id"]: i["authority"] for i in after["items"]}
     assert scores == {a: 0.9, b: 0.6 * 0.1}
     assert page.console_errors == []
+
+
+def test_mark_an_alias_and_see_the_group(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    a, b = create(server, "alias:a"), create(server, "alias:a")
+    search(page, "alias:", 2)
+    page.locator(f"#results .result[data-id='{a}']").click()
+    page.get_by_label("Alias of (item id)").fill(b)
+    page.get_by_role("button", name="Mark alias").click()
+    expect(page.get_by_role("alertdialog")).to_contain_text("as aliases")
+    page.get_by_role("button", name="Confirm").click()
+    expect(page.locator("#status")).to_have_text("Alias group of 2 items")
+    group = graphql(server, "query($id: ID!) { aliasGroup(id: $id) { id } }", id=a)
+    assert {i["id"] for i in group["aliasGroup"]} == {a, b}
+    shot(page, "aliases")
+    assert page.console_errors == []
+
+
+def test_live_updates_redraw_the_graph(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    root = create(server, "live:a")
+    indicator = page.get_by_role("status", name="Live updates")
+    expect(indicator).to_have_text("live")
+    search(page, "live:", 1)
+    child = create(server, "live:a", root)  # made elsewhere: the page hears of it
+    page.wait_for_function("id => !memexdExplorer.cy.getElementById(id).empty()", arg=child)
+    assert page.evaluate("memexdExplorer.cy.edges().length") == 1
+    graphql(server, 'mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id } } }',
+            id=child)  # fmt: skip
+    page.wait_for_function(
+        "id => memexdExplorer.cy.getElementById(id).hasClass('retracted')", arg=child
+    )
+    expect(indicator).to_have_text("live · 2 updates")
+    shot(page, "live")
+    assert page.console_errors == []

@@ -456,4 +456,117 @@
   }
 
   $("open-contradictions").addEventListener("click", openContradictions);
+  // ---------------------------------------------------------------- aliases
+
+  var GROUP = "query Group($id: ID!) { aliasGroup(id: $id) { " + ITEM_FIELDS + " } }";
+  var MARK = "mutation Mark($a: ID!, $b: ID!, $author: String!) {" +
+    " markAlias(a: $a, b: $b, author: $author, skipExisting: true) { events { type } } }";
+
+  function showGroup(id) {
+    return gql(GROUP, { id: id }).then(function (data) {
+      var group = data.aliasGroup;
+      cy.batch(function () { group.forEach(addItem); });
+      layout();
+      status("Alias group of " + group.length + " items");
+    });
+  }
+
+  $("alias-group").addEventListener("click", function () {
+    if (selected) showGroup(selected).catch(function (error) { status(error.message, true); });
+  });
+
+  $("alias-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    if (!selected) return;
+    var a = selected, b = $("alias-of").value.trim();
+    ask("Mark " + a + " and " + b + " as aliases (the same thing)?", function () {
+      gql(MARK, { a: a, b: b, author: actor() })
+        .then(function () { return showGroup(a); })
+        .catch(function (error) { status(error.message, true); });
+    });
+  });
+
+  // ---------------------------------------------------------------- live
+
+  // The change feed over graphql-transport-ws: redraw what is shown when it
+  // changes; resume after the last event seen when the connection drops.
+  var LIVE = "subscription Live($after: ID) { events(after: $after) { id type payload } }";
+  var lastEvent = null, updates = 0;
+
+  // the indicator, not the status line: a person's own actions keep theirs
+  function liveState(on) {
+    $("live").textContent = on ? "live" + (updates ? " · " + updates + " updates" : "") : "offline";
+    $("live").className = on ? "on" : "";
+  }
+
+  function shown(id) { return !cy.getElementById(id).empty(); }
+
+  function onEvent(event) {
+    lastEvent = event.id;
+    var body = event.payload, item = body.item, edge = body.edge;
+    var changed = false;
+    cy.batch(function () {
+      if (item && event.type === "memory.created") {
+        var near = (item.parents || []).some(shown);
+        var scope = $("f-scope").value.trim();
+        if (near || (scope && item.scope.indexOf(scope) === 0)) {
+          addItem({ id: item.id, kind: item.kind, scope: item.scope, retracted: false });
+          addParentLinks([{ id: item.id, parents: item.parents || [] }]);
+          changed = true;
+        }
+      } else if (item && shown(item.id)) {
+        var node = cy.getElementById(item.id);
+        node.data("label", label(item));
+        if (event.type === "memory.retracted") node.addClass("retracted");
+        changed = true;
+      } else if (edge && event.type === "edge.created" && shown(edge.from) && shown(edge.to)) {
+        cy.add({ group: "edges", classes: "typed", data: { id: edge.edge_id,
+          source: edge.from, target: edge.to, kind: edge.kind, colour: colourOf(edge.kind) } });
+        changed = true;
+      } else if (edge && event.type === "edge.retracted" && shown(edge.edge_id)) {
+        cy.getElementById(edge.edge_id).addClass("inactive");
+        changed = true;
+      }
+    });
+    if (changed) {
+      updates += 1;
+      layout();
+      liveState(true);
+    }
+  }
+
+  function connectLive() {
+    var scheme = location.protocol === "https:" ? "wss://" : "ws://";
+    var socket = new WebSocket(scheme + location.host + endpoint, "graphql-transport-ws");
+    socket.onopen = function () {
+      var key = sessionStorage.getItem("memexd.key");
+      var payload = key ? { Authorization: "Bearer " + key } : {};
+      socket.send(JSON.stringify({ type: "connection_init", payload: payload }));
+    };
+    socket.onmessage = function (message) {
+      var frame = JSON.parse(message.data);
+      if (frame.type === "connection_ack") {
+        liveState(true);
+        socket.send(JSON.stringify({ id: "live", type: "subscribe",
+          payload: { query: LIVE, variables: { after: lastEvent } } }));
+      } else if (frame.type === "next" && frame.payload.data) {
+        onEvent(frame.payload.data.events);
+      } else if (frame.type === "ping") {
+        socket.send(JSON.stringify({ type: "pong" }));
+      }
+    };
+    socket.onclose = function () {
+      liveState(false);
+      setTimeout(connectLive, 2000);
+    };
+    window.memexdExplorer.socket = socket;
+  }
+
+  // a new key reconnects the feed with it
+  $("key-form").addEventListener("submit", function () {
+    var socket = window.memexdExplorer.socket;
+    if (socket) socket.close();
+  });
+
+  connectLive();
 })();
