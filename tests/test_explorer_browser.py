@@ -161,7 +161,8 @@ def search(page: Any, scope: str, expected: int) -> None:
 
     page.get_by_label("Scope prefix").fill(scope)
     page.get_by_role("button", name="Search").click()
-    expect(page.locator("#status")).to_have_text(f"{expected} items")
+    noun = "item" if expected == 1 else "items"
+    expect(page.locator("#status")).to_have_text(f"{expected} {noun}")
 
 
 def classes(page: Any, node: str) -> list[str]:

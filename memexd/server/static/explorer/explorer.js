@@ -166,7 +166,7 @@
       .then(function (data) {
         showResults(data.items);
         var more = data.items.length === RESULT_LIMIT ? " (the first " + RESULT_LIMIT + ")" : "";
-        status(data.items.length + " items" + more);
+        status(data.items.length + (data.items.length === 1 ? " item" : " items") + more);
       })
       .catch(function (error) { status(error.message, true); });
   });
