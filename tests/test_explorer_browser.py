@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +41,9 @@ def chromium() -> str:
     pytest.skip(message)
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``memexd serve`` on a free port and a fresh data directory."""
-    data = tmp_path_factory.mktemp("explorer")
+@contextmanager
+def serving(data: Path) -> Iterator[str]:
+    """``memexd serve`` on a free port over ``data``; its base URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
@@ -71,8 +71,26 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         log.close()
 
 
-def graphql(base: str, query: str, **variables: Any) -> dict[str, Any]:
-    body = httpx.post(f"{base}/graphql", json={"query": query, "variables": variables}).json()
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An open server (loopback, no keys)."""
+    with serving(tmp_path_factory.mktemp("explorer")) as base:
+        yield base
+
+
+def new_key(data: Path, name: str, *grants: str) -> str:
+    args = [MEMEXD, "keys", "--data-dir", str(data), "create", "--name", name]
+    for grant in grants:
+        args += ["--grant", grant]
+    done = subprocess.run(args, capture_output=True, text=True, check=True, timeout=60)
+    return done.stdout.strip()
+
+
+def graphql(base: str, query: str, key: str | None = None, **variables: Any) -> dict[str, Any]:
+    headers = {"authorization": f"Bearer {key}"} if key else {}
+    body = httpx.post(
+        f"{base}/graphql", json={"query": query, "variables": variables}, headers=headers
+    ).json()
     assert not body.get("errors"), body
     data: dict[str, Any] = body["data"]
     return data
@@ -298,3 +316,40 @@ def test_live_updates_redraw_the_graph(page: Any, server: str) -> None:
     expect(indicator).to_have_text("live · 2 updates")
     shot(page, "live")
     assert page.console_errors == []
+
+
+def test_a_key_shows_only_what_it_grants_and_writes_only_where_allowed(
+    tmp_path: Path,
+) -> None:
+    from playwright.sync_api import expect, sync_playwright
+
+    executable = chromium()
+    admin = new_key(tmp_path, "admin", "admin:")
+    reader = new_key(tmp_path, "reader", "read:team:a/")
+    with serving(tmp_path) as base:
+        mine = graphql(base, CREATE, admin, inputs=[item(1, scope="team:a/x")])
+        graphql(base, CREATE, admin, inputs=[item(2, scope="team:b/x")])
+        (seen,) = mine["createItems"]["items"]
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable,
+                                                 args=["--no-sandbox"])  # fmt: skip
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/explore")
+            page.get_by_label("Scope prefix").fill("team:")
+            page.get_by_role("button", name="Search").click()
+            expect(page.locator("#status.error")).to_contain_text("UNAUTHENTICATED")
+
+            page.get_by_role("textbox", name="API key").fill(reader)
+            page.get_by_role("button", name="Use key").click()
+            expect(page.get_by_role("status", name="Live updates")).to_have_text("live")
+            page.get_by_role("button", name="Search").click()
+            expect(page.locator("#status")).to_have_text("1 item")  # team:b is not its to see
+            page.locator(f"#results .result[data-id='{seen['id']}']").click()
+            page.get_by_role("button", name="Preview cascade").click()
+            page.get_by_role("button", name="Confirm").click()
+            expect(page.locator("#status.error")).to_contain_text("FORBIDDEN")
+            shot(page, "access")
+            browser.close()
+        still = graphql(base, "query($id: ID!) { item(id: $id) { retracted } }", admin,
+                        id=seen["id"])  # fmt: skip
+        assert still["item"] == {"retracted": False}
