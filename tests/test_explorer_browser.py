@@ -353,3 +353,29 @@ def test_a_key_shows_only_what_it_grants_and_writes_only_where_allowed(
         still = graphql(base, "query($id: ID!) { item(id: $id) { retracted } }", admin,
                         id=seen["id"])  # fmt: skip
         assert still["item"] == {"retracted": False}
+
+
+def test_neighbours_by_keyboard_with_retracted_ones_on_request(page: Any, server: str) -> None:
+    """Every node shown is also a button in "In the graph", so the keyboard
+    reaches a neighbour; "retracted too" brings retracted neighbours, greyed."""
+    from playwright.sync_api import expect
+
+    root = create(server, "keys:a")
+    kept, gone = create(server, "keys:b", root), create(server, "keys:b", root)
+    graphql(server, 'mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id } } }',
+            id=gone)  # fmt: skip
+    search(page, "keys:a", 1)
+    page.get_by_label("retracted too").check()
+    page.locator(f"#results .result[data-id='{root}']").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#item-fields")).to_contain_text(root)
+    page.get_by_role("button", name="Show parents and children").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#status")).to_have_text("2 neighbours shown")
+    assert "retracted" in classes(page, gone)
+    assert "retracted" not in classes(page, kept)
+    shown = page.get_by_role("list", name="In the graph")
+    shown.locator(f"button[data-id='{gone}']").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#item-title")).to_have_text("fact (retracted)")
+    assert page.console_errors == []

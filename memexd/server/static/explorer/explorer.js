@@ -17,6 +17,11 @@
   var NEIGHBOURS = "query Neighbours($id: ID!) {" +
     " item(id: $id, includeRetracted: true) { id" +
     " parentItems { " + ITEM_FIELDS + " } children { " + ITEM_FIELDS + " } } }";
+  // with "retracted too": tombstones among the parents and children, greyed
+  var ALL_NEIGHBOURS = "query AllNeighbours($id: ID!, $parents: [ID!]) {" +
+    " parents: items(filter: {ids: $parents}, includeRetracted: true) { " + ITEM_FIELDS + " }" +
+    " children: items(filter: {hasParent: $id}, includeRetracted: true) { " +
+    ITEM_FIELDS + " } }";
 
   function $(id) { return document.getElementById(id); }
 
@@ -112,6 +117,30 @@
           concentric: function (node) { return node.degree(); },
           levelWidth: function () { return 1; } };
     cy.layout(options).run();
+    listShown();
+  }
+
+  // Every node in the graph as a button too, so the keyboard reaches what the
+  // pointer does (the canvas is not focusable); the first LISTED of them.
+  var LISTED = 300;
+
+  function listShown() {
+    var list = $("shown");
+    list.textContent = "";
+    cy.nodes().slice(0, LISTED).forEach(function (node) {
+      if (node.hasClass("missing")) return;
+      var li = document.createElement("li");
+      var button = document.createElement("button");
+      button.type = "button";
+      button.className = "result";
+      button.dataset.id = node.id();
+      button.textContent = node.data("label");
+      button.addEventListener("click", function () { select(node.id()); });
+      li.appendChild(button);
+      list.appendChild(li);
+    });
+    var more = cy.nodes().length - LISTED;
+    $("shown-more").textContent = more > 0 ? "and " + more + " more in the graph" : "";
   }
 
   cy.on("tap", "node", function (event) { select(event.target.id()); });
@@ -233,7 +262,16 @@
 
   $("expand").addEventListener("click", function () {
     if (!selected) return;
-    gql(NEIGHBOURS, { id: selected })
+    var withRetracted = $("f-retracted").checked;
+    var loading = withRetracted
+      ? gql(DETAIL, { id: selected }).then(function (d) {
+          if (!d.item) return { item: null };
+          return gql(ALL_NEIGHBOURS, { id: selected, parents: d.item.parents }).then(function (n) {
+            return { item: { parentItems: n.parents, children: n.children } };
+          });
+        })
+      : gql(NEIGHBOURS, { id: selected });
+    loading
       .then(function (data) {
         if (!data.item) return;
         var parents = data.item.parentItems, children = data.item.children;
