@@ -145,8 +145,8 @@ def test_search_select_and_expand(page: Any, server: str, seeded: dict[str, str]
     expect(page.locator("#item-events li")).to_have_count(1)
     expect(page.locator("#item-events")).to_contain_text("memory.created by agent:seed")
 
-    page.get_by_role("button", name="Show parents and children").click()
-    expect(page.locator("#status")).to_have_text("1 neighbours shown")
+    page.evaluate("id => memexdExplorer.cy.getElementById(id).emit('dbltap')", seeded["child"])
+    expect(page.locator("#status")).to_have_text("1 neighbours shown")  # double click: expand
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "explorer-search.png"))
     assert page.console_errors == []

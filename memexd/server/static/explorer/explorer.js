@@ -144,6 +144,11 @@
   }
 
   cy.on("tap", "node", function (event) { select(event.target.id()); });
+  // a double click opens the node up: its parents and children join the graph
+  cy.on("dbltap", "node", function (event) {
+    select(event.target.id());
+    $("expand").click();
+  });
   // the graph, for the browser tests and for anyone poking at it in devtools
   window.memexdExplorer = { cy: cy };
 
