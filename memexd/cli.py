@@ -190,12 +190,15 @@ def _bind(host: str, port: int) -> socket.socket:
 async def _run(settings: Settings, listener: socket.socket) -> None:
     import uvicorn
 
+    from memexd.graph import Graph
     from memexd.graph.open import open_migrated
+    from memexd.memory.text import ensure_index
     from memexd.server.app import create_app
     from memexd.server.protocol import guarded_protocol
 
     store, _ = await open_migrated(settings)
     try:
+        await ensure_index(Graph(store), settings.text_search)  # follows the setting
         app = create_app(settings, store=store)
         # The schema, modules and query texts live as long as the process:
         # keep them out of the collector's full passes, which big requests

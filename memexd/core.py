@@ -18,6 +18,7 @@ from memexd.intents.spec import INTENT, TASK
 from memexd.memory.edges import EdgeCommands, EdgeReads
 from memexd.memory.items import ItemCommands
 from memexd.memory.reads import ItemReads
+from memexd.memory.text import TextSearch
 from memexd.memory.validation import Limits
 from memexd.retrieval.service import Retrieval
 from memexd.settings import Settings
@@ -70,6 +71,10 @@ class Memex:
     @cached_property
     def item_reads(self) -> ItemReads:
         return ItemReads(self.graph, self.limits)
+
+    @cached_property
+    def text(self) -> TextSearch:
+        return TextSearch(self.graph, self.limits, self.settings.text_search)
 
     @cached_property
     def edges(self) -> EdgeCommands:

@@ -13,6 +13,7 @@ Every error a client can see derives from :class:`MemexError` and carries the
     ├── ResourceExhausted   RESOURCE_EXHAUSTED (time, memory, size or cost limits)
     ├── Unauthenticated     UNAUTHENTICATED (credentials missing, unknown, revoked, expired)
     ├── Forbidden           FORBIDDEN (valid credentials, but no grant for this)
+    ├── Unsupported         UNSUPPORTED (a feature this server's settings turn off)
     ├── StorageError        engine failures, mapped in ``memexd.graph.errors``
     │   ├── ConstraintViolation (turned into Duplicate* by the services)
     │   ├── SchemaExists        (an index or constraint is already there)
@@ -53,6 +54,7 @@ __all__ = [
     "StorageUnavailable",
     "TaskNotFound",
     "Unauthenticated",
+    "Unsupported",
 ]
 
 
@@ -197,6 +199,13 @@ class StorageError(MemexError):
 
     code = "INTERNAL"
     public = False
+
+
+class Unsupported(MemexError):
+    """Something this server does not offer: its settings turn it off (text
+    search without MEMEXD_TEXT_SEARCH)."""
+
+    code = "UNSUPPORTED"
 
 
 class ResourceExhausted(MemexError):

@@ -99,6 +99,8 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(default_factory=list)
     # the rest
     graphiql: bool = True
+    #: the full-text index for text search (memory per item: README, "Text search")
+    text_search: bool = False
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     access_log: bool = False
 

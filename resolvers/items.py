@@ -52,6 +52,25 @@ async def items(
     return MemoryItem.all(found)
 
 
+async def search_items(
+    info: Info,
+    text: Annotated[
+        str,
+        strawberry.argument(
+            description="Words the content must all hold (letters and digits; at most 16)."
+        ),
+    ],
+    filter: Annotated[MemoryFilter | None, strawberry.argument(description="Which items.")] = None,
+    limit: Limit = None,
+    include_retracted: IncludeRetracted = False,
+) -> list[MemoryItem]:
+    found = await info.context.memex.text.search(
+        text, None if filter is None else filter.draft(), limit,
+        include_retracted=include_retracted,
+    )  # fmt: skip
+    return MemoryItem.all(found)
+
+
 async def related_items(
     info: Info,
     id: ItemId,

@@ -36,6 +36,12 @@ class Query:
     edges: list[Edge] = strawberry.field(
         resolver=edges_r.edges, description="Edges matching a filter, by edge id."
     )
+    search_items: list[MemoryItem] = strawberry.field(
+        resolver=items_r.search_items,
+        description="Items whose content holds every given word (the engine's full-text "
+        "index, with stemming), best match first, ties by id; UNSUPPORTED unless the server "
+        "runs with MEMEXD_TEXT_SEARCH.",
+    )
     related_items: list[MemoryItem] = strawberry.field(
         resolver=items_r.related_items, description="Live items joined to this one by active edges."
     )

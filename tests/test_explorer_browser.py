@@ -42,12 +42,13 @@ def chromium() -> str:
 
 
 @contextmanager
-def serving(data: Path) -> Iterator[str]:
-    """``memexd serve`` on a free port over ``data``; its base URL."""
+def serving(data: Path, **settings: str) -> Iterator[str]:
+    """``memexd serve`` on a free port over ``data`` (``settings``: MEMEXD_*
+    variables); its base URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")}
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")} | settings
     log = (data / "memexd.log").open("wb")
     process = subprocess.Popen(
         [MEMEXD, "serve", "--port", str(port), "--data-dir", str(data)],
@@ -73,8 +74,8 @@ def serving(data: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """An open server (loopback, no keys)."""
-    with serving(tmp_path_factory.mktemp("explorer")) as base:
+    """An open server (loopback, no keys), with text search."""
+    with serving(tmp_path_factory.mktemp("explorer"), MEMEXD_TEXT_SEARCH="true") as base:
         yield base
 
 
@@ -378,4 +379,18 @@ def test_neighbours_by_keyboard_with_retracted_ones_on_request(page: Any, server
     shown.locator(f"button[data-id='{gone}']").focus()
     page.keyboard.press("Enter")
     expect(page.locator("#item-title")).to_have_text("fact (retracted)")
+    assert page.console_errors == []
+
+
+def test_search_by_words(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    hit = create(server, "words:a", content={"note": "The kettle was boiling"})
+    create(server, "words:a", content={"note": "cold water"})
+    page.get_by_label("Words in content").fill("boil kettles")
+    page.get_by_label("Scope prefix").fill("words:")
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator("#status")).to_have_text("1 item")
+    expect(page.locator(f"#results .result[data-id='{hit}']")).to_be_visible()
+    shot(page, "words")
     assert page.console_errors == []

@@ -18,7 +18,9 @@ from memexd.feed.hub import Feed
 from memexd.feed.settings import FeedSettings
 from memexd.feed.signals import drain_on_exit
 from memexd.feed.store import WakingStore
+from memexd.graph import Graph
 from memexd.graph.open import open_migrated
+from memexd.memory.text import ensure_index
 from memexd.server import explorer, graphiql
 from memexd.server.http import BodyLimit, Shortcut
 from memexd.server.ingest import ingest_route
@@ -49,6 +51,7 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
                 return
             opened, _ = await open_migrated(settings)
             try:
+                await ensure_index(Graph(opened), settings.text_search)
                 holder.memex = Memex(WakingStore(opened, feed.wake), settings)
                 yield
             finally:

@@ -11,6 +11,9 @@
   var SEARCH = "query Search($f: MemoryFilter, $limit: Int, $retracted: Boolean!) {" +
     " items(filter: $f, limit: $limit, includeRetracted: $retracted," +
     " sort: [{field: RECENCY, order: DESC}]) { " + ITEM_FIELDS + " } }";
+  var WORDS = "query Words($text: String!, $f: MemoryFilter, $limit: Int, $retracted: Boolean!) {" +
+    " items: searchItems(text: $text, filter: $f, limit: $limit," +
+    " includeRetracted: $retracted) { " + ITEM_FIELDS + " } }";
   var DETAIL = "query Detail($id: ID!) {" +
     " item(id: $id, includeRetracted: true) { " + ITEM_FIELDS + " content meta sourceKind }" +
     " events(filter: {itemIds: [$id]}) { id type ts author reason } }";
@@ -195,8 +198,11 @@
     event.preventDefault();
     var form = event.target;
     status("Searching…");
-    gql(SEARCH, { f: filterOf(form), limit: RESULT_LIMIT,
-                  retracted: form.elements.includeRetracted.checked })
+    var text = form.elements.text.value.trim();
+    var variables = { f: filterOf(form), limit: RESULT_LIMIT,
+                      retracted: form.elements.includeRetracted.checked };
+    if (text) variables.text = text;
+    gql(text ? WORDS : SEARCH, variables)
       .then(function (data) {
         showResults(data.items);
         var more = data.items.length === RESULT_LIMIT ? " (the first " + RESULT_LIMIT + ")" : "";

@@ -1,0 +1,95 @@
+"""Text search: items whose content holds given words, through each engine's
+full-text index (FalkorDB's RediSearch index, Neo4j's Lucene index), never by
+scanning content in Python.
+
+Opt-in (``MEMEXD_TEXT_SEARCH``), because the index costs engine memory per
+item: about 100 B for ordinary prose, 320 B when every note carries a word of
+its own (an id, a hash), against memexd's 1.2 KB per item (README, "Text
+search"). memexd creates the index at start when it is on and drops it when
+it is off. The caller's text is reduced to words (letters and digits, lower
+case) joined as "all of these": nothing of it reaches either engine's query
+syntax as an operator.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from typing import Any
+
+from memexd.errors import BadUserInput, Unsupported
+from memexd.graph import Graph
+from memexd.memory import validation as check
+from memexd.memory.filters import MemoryFilter, prepare, to_cypher
+from memexd.memory.model import Item
+from memexd.memory.records import item_from_row
+from memexd.memory.validation import Limits
+
+__all__ = ["MAX_TERMS", "MAX_TEXT", "TextSearch", "ensure_index", "terms"]
+
+MAX_TEXT = 1_000
+MAX_TERMS = 16
+MAX_WORD = 64
+_WORD = re.compile(r"\w+")
+
+
+def terms(text: Any) -> list[str]:
+    """The words of ``text`` (``BAD_USER_INPUT`` for none, too many, too long)."""
+    if not isinstance(text, str):
+        raise BadUserInput("must be a string", field="text")
+    if len(text) > MAX_TEXT:
+        raise BadUserInput(f"longer than {MAX_TEXT} characters", field="text")
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text) if w != "_"))
+    if not words:
+        raise BadUserInput("has no words to search for", field="text")
+    if len(words) > MAX_TERMS:
+        raise BadUserInput(f"more than {MAX_TERMS} words", field="text")
+    if any(len(w) > MAX_WORD for w in words):
+        raise BadUserInput(f"a word longer than {MAX_WORD} characters", field="text")
+    return words
+
+
+def _query(backend: str, words: list[str]) -> str:
+    """The engine's query for "all of these words": RediSearch reads spaces as
+    AND; Lucene needs AND spelt out (its operators are upper case, the words
+    are not)."""
+    return " AND ".join(words) if backend == "neo4j" else " ".join(words)
+
+
+async def ensure_index(graph: Graph, enabled: bool) -> None:
+    """Create the full-text index when text search is on, drop it when off."""
+    present = int((await graph.read("text_index_exists"))[0]["found"]) > 0
+    if enabled and not present:
+        await graph.write("text_index_create")
+    elif present and not enabled:
+        await graph.write("text_index_drop")
+
+
+class TextSearch:
+    def __init__(self, graph: Graph, limits: Limits, enabled: bool) -> None:
+        self.graph = graph
+        self.limits = limits
+        self.enabled = enabled
+
+    async def search(
+        self,
+        text: Any,
+        flt: MemoryFilter | None = None,
+        limit: int | None = None,
+        *,
+        include_retracted: bool = False,
+    ) -> list[Item]:
+        """Items holding every word of ``text`` that also match ``flt``, best
+        match first (ties by id); the caller's grants apply."""
+        words = terms(text)
+        page = self.limits.max_page
+        size = page if limit is None else check.check_limit(limit, "limit", maximum=page)
+        where = to_cypher(prepare(flt, self.limits, time.time_ns() // 1_000_000), self.graph)
+        if not self.enabled:
+            raise Unsupported(
+                "text search is off on this server (MEMEXD_TEXT_SEARCH=true turns it on)"
+            )
+        params = {"terms": _query(self.graph.backend, words), "limit": size,
+                  "include_retracted": include_retracted}  # fmt: skip
+        rows = await self.graph.read("item_search", params, filter=where)
+        return [item_from_row(row["item"]) for row in rows]
