@@ -349,8 +349,11 @@
     " items(filter: {ids: $ids}, includeRetracted: true) { " + ITEM_FIELDS + " } }";
 
   $("provenance").addEventListener("click", function () {
-    if (!selected) return;
-    var root = selected, tree;
+    if (selected) showProvenance(selected);
+  });
+
+  function showProvenance(root) {
+    var tree;
     gql(TREE, { id: root })
       .then(function (data) {
         tree = data.supportTree;
@@ -389,7 +392,7 @@
                (tree.truncated ? " (cut short)" : ""));
       })
       .catch(function (error) { status(error.message, true); });
-  });
+  }
 
   // ---------------------------------------------------------------- confirmation
 
@@ -503,6 +506,14 @@
             view.textContent = side(item);
             view.addEventListener("click", function () { select(item.id); });
             li.appendChild(view);
+            var why = document.createElement("button");
+            why.type = "button";
+            why.textContent = "Provenance of " + side(item);
+            why.addEventListener("click", function () {
+              select(item.id);
+              showProvenance(item.id);
+            });
+            li.appendChild(why);
           });
           li.appendChild(keepButton(c.a, c.b));
           li.appendChild(keepButton(c.b, c.a));
