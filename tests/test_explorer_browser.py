@@ -147,23 +147,30 @@ def test_search_select_and_expand(page: Any, server: str, seeded: dict[str, str]
     expect(page.locator("#item-events")).to_contain_text("memory.created by agent:seed")
 
     page.evaluate("id => memexdExplorer.cy.getElementById(id).emit('dbltap')", seeded["child"])
-    expect(page.locator("#status")).to_have_text("1 neighbours shown")  # double click: expand
+    # a double click: parents, children and typed edges
+    page.wait_for_function("memexdExplorer.cy.edges().length === 1")
     ARTIFACTS.mkdir(exist_ok=True)
     page.screenshot(path=str(ARTIFACTS / "explorer-search.png"))
     assert page.console_errors == []
 
+    page.get_by_label("from").nth(1).fill("0.9")  # conviction: none has one
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator("#status")).to_have_text("0 items")
     # the page only read: the API state is as seeded
     found = graphql(server, '{ items(filter: {scopePrefix: "proj:explorer/"}) { id } }')
     assert {i["id"] for i in found["items"]} == {seeded["root"], seeded["child"]}
 
 
-def test_a_bad_filter_is_reported_not_thrown(page: Any, seeded: dict[str, str]) -> None:
+def test_a_bad_filter_is_reported_not_thrown(
+    page: Any, server: str, seeded: dict[str, str]
+) -> None:
     from playwright.sync_api import expect
 
     page.get_by_label("Kind").fill("k" * 600)  # past the API's 512 characters
     page.get_by_role("button", name="Search").click()
     expect(page.locator("#status.error")).to_contain_text("BAD_USER_INPUT")
     assert page.console_errors == []
+    assert set(state(server, "proj:explorer/")) == {seeded["root"], seeded["child"]}
 
 
 MISSING = "0190a000-0000-7000-8000-0000000000ee"
@@ -182,6 +189,13 @@ def search(page: Any, scope: str, expected: int) -> None:
     page.get_by_role("button", name="Search").click()
     noun = "item" if expected == 1 else "items"
     expect(page.locator("#status")).to_have_text(f"{expected} {noun}")
+
+
+def state(server: str, prefix: str) -> dict[str, bool]:
+    """Every item under ``prefix`` and whether it is retracted, as the API has them."""
+    data = graphql(server, "query($p: String) { items(filter: {scopePrefix: $p}, "
+                   "includeRetracted: true) { id retracted } }", p=prefix)  # fmt: skip
+    return {i["id"]: i["retracted"] for i in data["items"]}
 
 
 def classes(page: Any, node: str) -> list[str]:
@@ -213,6 +227,7 @@ def test_provenance_marks_retracted_and_missing_parents(page: Any, server: str) 
     assert page.evaluate("memexdExplorer.cy.edges().length") == 3
     shot(page, "provenance")
     assert page.console_errors == []
+    assert state(server, "prov:") == {gone: True, parent: False, child: False}  # only read
 
 
 def test_typed_edges_get_a_colour_and_a_legend(page: Any, server: str) -> None:
@@ -230,6 +245,9 @@ def test_typed_edges_get_a_colour_and_a_legend(page: Any, server: str) -> None:
     kinds = page.evaluate("memexdExplorer.cy.edges('.typed').map(e => e.data('kind'))")
     assert kinds == ["SUPPORTS"]
     shot(page, "typed-edges")
+    assert state(server, "typed:") == {a: False, b: False}
+    edges = graphql(server, "query($id: ID!) { item(id: $id) { edges { kind } } }", id=a)
+    assert edges["item"]["edges"] == [{"kind": "SUPPORTS"}]
 
 
 def test_cascade_preview_then_confirm(page: Any, server: str) -> None:
@@ -322,6 +340,7 @@ def test_live_updates_redraw_the_graph(page: Any, server: str) -> None:
     expect(indicator).to_have_text("live · 2 updates")
     shot(page, "live")
     assert page.console_errors == []
+    assert state(server, "live:") == {root: False, child: True}
 
 
 def test_a_key_shows_only_what_it_grants_and_writes_only_where_allowed(
@@ -385,6 +404,7 @@ def test_neighbours_by_keyboard_with_retracted_ones_on_request(page: Any, server
     page.keyboard.press("Enter")
     expect(page.locator("#item-title")).to_have_text("fact (retracted)")
     assert page.console_errors == []
+    assert state(server, "keys:") == {root: False, kept: False, gone: True}
 
 
 def test_search_by_words(page: Any, server: str) -> None:
@@ -399,3 +419,4 @@ def test_search_by_words(page: Any, server: str) -> None:
     expect(page.locator(f"#results .result[data-id='{hit}']")).to_be_visible()
     shot(page, "words")
     assert page.console_errors == []
+    assert len(state(server, "words:")) == 2

@@ -147,10 +147,11 @@
   }
 
   cy.on("tap", "node", function (event) { select(event.target.id()); });
-  // a double click opens the node up: its parents and children join the graph
+  // a double click opens the node up: its parents, children and typed edges join the graph
   cy.on("dbltap", "node", function (event) {
     select(event.target.id());
     $("expand").click();
+    $("typed-edges").click();
   });
   // the graph, for the browser tests and for anyone poking at it in devtools
   window.memexdExplorer = { cy: cy };
@@ -163,12 +164,14 @@
       var value = form.elements[name].value.trim();
       if (value) f[name] = value;
     });
-    var min = form.elements.authorityMin.value, max = form.elements.authorityMax.value;
-    if (min !== "" || max !== "") {
-      f.range = { authority: {} };
-      if (min !== "") f.range.authority.min = Number(min);
-      if (max !== "") f.range.authority.max = Number(max);
-    }
+    ["authority", "conviction", "importance"].forEach(function (score) {
+      var min = form.elements[score + "Min"].value, max = form.elements[score + "Max"].value;
+      if (min === "" && max === "") return;
+      f.range = f.range || {};
+      f.range[score] = {};
+      if (min !== "") f.range[score].min = Number(min);
+      if (max !== "") f.range[score].max = Number(max);
+    });
     return f;
   }
 
