@@ -9,7 +9,7 @@ they return in the same statement as the change, and ``event_props`` /
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -96,19 +96,22 @@ def _event(
     scopes: tuple[str, ...] | None = None,
     record_json: str | None = None,
     item_ids: tuple[str, ...] = (),
+    event_id: str | None = None,
+    ts: int | None = None,
 ) -> Event:
     """A new event whose payload is MemEX's lifecycle event: the namespace,
     the type, the whole record (``key``: item, edge, intent or task) and the
     command that caused it. Item and edge events share MemEX's ``memory``
-    namespace."""
-    namespace = "memory" if key in ("item", "edge") else key
-    payload = {"namespace": namespace, "type": type_, key: record, "cause_type": cause}
+    namespace. ``event_id`` / ``ts``: given for an event whose id and time
+    are known (a memory.created event); otherwise a new id, and now."""
+    namespace = _namespace(key)
+    payload = _payload(type_, cause, key, record)
     text = None if record_json is None else _payload_text(namespace, type_, key, record_json, cause)
     return Event(
-        id=new_id(),
+        id=new_id() if event_id is None else event_id,
         namespace=namespace,
         type=type_,
-        ts=time.time_ns() // 1_000_000,
+        ts=time.time_ns() // 1_000_000 if ts is None else ts,
         payload=payload,
         trace_id=origin.trace_id,
         cause_id=origin.cause_id,
@@ -120,6 +123,15 @@ def _event(
         item_ids=item_ids,
         payload_json=text,
     )
+
+
+def _namespace(key: str) -> str:
+    return "memory" if key in ("item", "edge") else key
+
+
+def _payload(type_: str, cause: str, key: str, record: JSONObject) -> JSONObject:
+    """MemEX's lifecycle event around a record."""
+    return {"namespace": _namespace(key), "type": type_, key: record, "cause_type": cause}
 
 
 def _payload_text(namespace: str, type_: str, key: str, record_json: str, cause: str) -> str:
@@ -144,10 +156,9 @@ def memory_created(
     when already serialised; ``ts``: when the command created it."""
     doc = item_json(item)
     text = None if content_json is None else item_json_text(doc, content_json, meta_json)
-    event = _event("memory.created", "memory.create", "item", doc, origin, Why(item.author),
-                   subject=item.id, scope=item.scope, record_json=text,
-                   item_ids=(item.id,))  # fmt: skip
-    return replace(event, id=creation_event_id(item.id), ts=ts)
+    return _event("memory.created", "memory.create", "item", doc, origin, Why(item.author),
+                  subject=item.id, scope=item.scope, record_json=text, item_ids=(item.id,),
+                  event_id=creation_event_id(item.id), ts=ts)  # fmt: skip
 
 
 def creation_marks(item: Item, origin: Origin, ts: int) -> dict[str, Any]:
@@ -201,9 +212,13 @@ def memory_updated(
                   item_ids=(item.id,))  # fmt: skip
 
 
+#: memory.retracted's type and cause: built here and, from its item, when read.
+_RETRACTED = ("memory.retracted", "memory.retract")
+
+
 def memory_retracted(item: Item, origin: Origin, why: Why) -> Event:
     """The whole item as it was when retracted."""
-    return _event("memory.retracted", "memory.retract", "item", item_json(item), origin, why,
+    return _event(*_RETRACTED, "item", item_json(item), origin, why,
                   subject=item.id, scope=item.scope, scopes=(item.scope,),
                   item_ids=(item.id,))  # fmt: skip
 
@@ -293,7 +308,7 @@ def event_props(event: Event) -> dict[str, Any]:
 def _retracted_payload(item: Row | None) -> JSONObject:
     if item is None or item.get("id") is None:  # the log and the graph disagree
         raise StorageError("a memory.retracted event without its item")
-    return memory_retracted(item_from_row(item), Origin(), Why()).payload
+    return _payload(*_RETRACTED, "item", item_json(item_from_row(item)))
 
 
 def event_from_row(row: Row, item: Row | None = None) -> Event:
