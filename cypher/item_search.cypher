@@ -1,10 +1,10 @@
-// Items whose content holds every one of the words in $terms (the engine's
-// full-text index, with its stemming: "cats" finds "cat"), filtered and
-// limited, best match first, ties by id. $terms is the query text memexd
-// built from the caller's words (memexd/memory/text.py): nothing of the
-// caller's reaches the index's query syntax unescaped.
-// @params terms limit include_retracted readable
-CALL db.idx.fulltext.queryNodes('Item', $terms) YIELD node, score
+// Items whose content holds every one of $words (the engine's full-text
+// index, with its stemming: "cats" finds "cat"), filtered and limited, best
+// match first, ties by id. $words are letters and digits only
+// (memexd/memory/text.py); RediSearch reads words apart as "all of these".
+// @params words limit include_retracted readable
+CALL db.idx.fulltext.queryNodes('Item', reduce(q = '', w IN $words | q + ' ' + w))
+YIELD node, score
 WITH node AS n, score
 WHERE ($include_retracted OR n.retracted = false) AND @readable(n)
   AND /*<filter>*/true/*</filter>*/

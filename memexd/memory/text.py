@@ -7,8 +7,8 @@ item: about 100 B for ordinary prose, 320 B when every note carries a word of
 its own (an id, a hash), against memexd's 1.2 KB per item (README, "Text
 search"). memexd creates the index at start when it is on and drops it when
 it is off. The caller's text is reduced to words (letters and digits, lower
-case) joined as "all of these": nothing of it reaches either engine's query
-syntax as an operator.
+case), which each engine's query (``cypher/item_search``) joins as "all of
+these": nothing of it reaches either engine's query syntax as an operator.
 """
 
 from __future__ import annotations
@@ -49,13 +49,6 @@ def terms(text: Any) -> list[str]:
     return words
 
 
-def _query(backend: str, words: list[str]) -> str:
-    """The engine's query for "all of these words": RediSearch reads spaces as
-    AND; Lucene needs AND spelt out (its operators are upper case, the words
-    are not)."""
-    return " AND ".join(words) if backend == "neo4j" else " ".join(words)
-
-
 async def ensure_index(graph: Graph, enabled: bool) -> None:
     """Create the full-text index when text search is on, drop it when off."""
     present = int((await graph.read("text_index_exists"))[0]["found"]) > 0
@@ -89,7 +82,7 @@ class TextSearch:
             raise Unsupported(
                 "text search is off on this server (MEMEXD_TEXT_SEARCH=true turns it on)"
             )
-        params = {"terms": _query(self.graph.backend, words), "limit": size,
+        params = {"words": words, "limit": size,
                   "include_retracted": include_retracted}  # fmt: skip
         rows = await self.graph.read("item_search", params, filter=where)
         return [item_from_row(row["item"]) for row in rows]
