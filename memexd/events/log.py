@@ -23,7 +23,6 @@ from memexd.ids import creation_event_id
 from memexd.memory.validation import (
     Limits,
     check_ids,
-    check_limit,
     check_names,
     check_optional_text,
     check_uuid,
@@ -71,8 +70,7 @@ class EventLog:
     ) -> list[Event]:
         """Up to ``limit`` events after the event ``after`` (from the start without)."""
         checked = self.check(flt)
-        page = self.limits.max_page
-        size = page if limit is None else check_limit(limit, "limit", maximum=page)
+        size = self.limits.page(limit)
         floor = 0 if after is None else await self.position(after)
         return [e.event for e in await self.read(checked, floor, END, size)]
 

@@ -46,9 +46,7 @@ class Contradictions:
         return await self.edges.create(marker(a, b, "CONTRADICTS", author, meta), origin)
 
     async def active(self, limit: int | None) -> list[Contradiction]:
-        page = self.limits.max_page
-        limit = page if limit is None else check.check_limit(limit, "limit", maximum=page)
-        rows = await self.graph.read("contradiction_list", {"limit": limit})
+        rows = await self.graph.read("contradiction_list", {"limit": self.limits.page(limit)})
         return [
             Contradiction(item_from_row(r["a"]), item_from_row(r["b"]), edge_from_row(r["edge"]))
             for r in rows

@@ -124,9 +124,7 @@ class Provenance:
 
     async def stale_items(self, limit: int | None = None) -> list[StaleItem]:
         """Live items naming a parent that is missing or retracted."""
-        page = self.settings.max_page
-        limit = page if limit is None else check_limit(limit, "limit", maximum=page)
-        rows = await self.graph.read("item_stale", {"limit": limit})
+        rows = await self.graph.read("item_stale", {"limit": self.reads.limits.page(limit)})
         out = []
         for row in rows:
             item = item_from_row(row["item"])

@@ -49,12 +49,11 @@ class PlanReads:
         return {r.id: r for r in found}
 
     async def find(self, flt: Mapping[str, Any] | None, limit: int | None) -> list[Record]:
-        page = self.limits.max_page
         params: dict[str, Any] = {p: None for p in _FILTERS[self.kind.name].values()}
         for name, value in (flt or {}).items():
             if value is not None:
                 params[_FILTERS[self.kind.name][name]] = _check(self.kind, name, value, self.limits)
-        params["limit"] = page if limit is None else check.check_limit(limit, "limit", maximum=page)
+        params["limit"] = self.limits.page(limit)
         rows = await self.graph.read(f"{self.kind.name}_find", params)
         return [record_from_row(self.kind, row["record"]) for row in rows]
 

@@ -150,12 +150,11 @@ class EdgeReads:
 
     async def find(self, flt: EdgeFilter, limit: int | None = None) -> list[Edge]:
         flt = check.edge_filter(flt)
-        page = self.limits.max_page
         params: dict[str, Any] = {
             "to": flt.to_id,
             "min_weight": flt.min_weight,
             "active_only": flt.active_only,
-            "limit": page if limit is None else check.check_limit(limit, "limit", maximum=page),
+            "limit": self.limits.page(limit),
         }
         kind = "" if flt.kind is None else f":{flt.kind}"
         if flt.from_id is not None:

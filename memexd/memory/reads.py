@@ -67,11 +67,7 @@ class ItemReads:
         now_ms: int | None = None,
     ) -> list[Item]:
         lim = self.limits
-        page = (
-            lim.max_page
-            if limit is None
-            else check.check_limit(limit, "limit", maximum=lim.max_page)
-        )
+        page = lim.page(limit)
         skip = 0 if offset is None else check.check_limit(offset, "offset", maximum=lim.max_offset)
         now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
         expr = prepare(flt, lim, now)

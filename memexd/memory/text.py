@@ -19,7 +19,6 @@ from typing import Any
 
 from memexd.errors import BadUserInput, Unsupported
 from memexd.graph import Graph
-from memexd.memory import validation as check
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.model import Item
 from memexd.memory.records import item_from_row
@@ -75,8 +74,7 @@ class TextSearch:
         """Items holding every word of ``text`` that also match ``flt``, best
         match first (ties by id); the caller's grants apply."""
         words = terms(text)
-        page = self.limits.max_page
-        size = page if limit is None else check.check_limit(limit, "limit", maximum=page)
+        size = self.limits.page(limit)
         where = to_cypher(prepare(flt, self.limits, time.time_ns() // 1_000_000), self.graph)
         if not self.enabled:
             raise Unsupported(

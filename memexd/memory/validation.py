@@ -92,6 +92,11 @@ class Limits:
         return cls(s.max_batch, s.max_list, s.max_page, s.max_offset, s.max_content_bytes,
                    s.max_filter_depth, s.max_filter_terms)  # fmt: skip
 
+    def page(self, limit: Any, field: str = "limit") -> int:
+        """A caller's page size: ``limit`` checked against ``max_page``, or
+        ``max_page`` without one."""
+        return self.max_page if limit is None else check_limit(limit, field, maximum=self.max_page)
+
 
 # ---------------------------------------------------------------- scalars
 
