@@ -93,6 +93,7 @@
     if (node.empty()) {
       node = cy.add({ group: "nodes", data: { id: item.id, label: label(item) } });
     }
+    if (item.parents) node.data("parents", item.parents);  // for expanding it later
     node.toggleClass("retracted", !!item.retracted);
     return node;
   }
@@ -127,20 +128,26 @@
   // pointer does (the canvas is not focusable); the first LISTED of them.
   var LISTED = 300;
 
+  // A list entry that selects an item: the keyboard's way to every item shown.
+  function itemButton(id, text, retracted) {
+    var li = document.createElement("li");
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "result" + (retracted ? " retracted" : "");
+    button.dataset.id = id;
+    button.textContent = text;
+    button.addEventListener("click", function () { select(id); });
+    li.appendChild(button);
+    return li;
+  }
+
   function listShown() {
     var list = $("shown");
     list.textContent = "";
     cy.nodes().slice(0, LISTED).forEach(function (node) {
-      if (node.hasClass("missing")) return;
-      var li = document.createElement("li");
-      var button = document.createElement("button");
-      button.type = "button";
-      button.className = "result";
-      button.dataset.id = node.id();
-      button.textContent = node.data("label");
-      button.addEventListener("click", function () { select(node.id()); });
-      li.appendChild(button);
-      list.appendChild(li);
+      if (!node.hasClass("missing")) {
+        list.appendChild(itemButton(node.id(), node.data("label"), node.hasClass("retracted")));
+      }
     });
     var more = cy.nodes().length - LISTED;
     $("shown-more").textContent = more > 0 ? "and " + more + " more in the graph" : "";
@@ -179,15 +186,8 @@
     var list = $("results");
     list.textContent = "";
     items.forEach(function (item) {
-      var li = document.createElement("li");
-      var button = document.createElement("button");
-      button.type = "button";
-      button.className = "result" + (item.retracted ? " retracted" : "");
-      button.dataset.id = item.id;
-      button.textContent = label(item) + " (" + item.authority.toFixed(2) + ")";
-      button.addEventListener("click", function () { select(item.id); });
-      li.appendChild(button);
-      list.appendChild(li);
+      var text = label(item) + " (" + item.authority.toFixed(2) + ")";
+      list.appendChild(itemButton(item.id, text, item.retracted));
     });
     cy.elements().remove();
     cy.batch(function () {
@@ -277,12 +277,10 @@
   $("expand").addEventListener("click", function () {
     if (!selected) return;
     var withRetracted = $("f-retracted").checked;
+    var listed = cy.getElementById(selected).data("parents") || [];
     var loading = withRetracted
-      ? gql(DETAIL, { id: selected }).then(function (d) {
-          if (!d.item) return { item: null };
-          return gql(ALL_NEIGHBOURS, { id: selected, parents: d.item.parents }).then(function (n) {
-            return { item: { parentItems: n.parents, children: n.children } };
-          });
+      ? gql(ALL_NEIGHBOURS, { id: selected, parents: listed }).then(function (n) {
+          return { item: { parentItems: n.parents, children: n.children } };
         })
       : gql(NEIGHBOURS, { id: selected });
     loading
@@ -582,7 +580,8 @@
         var near = (item.parents || []).some(shown);
         var scope = $("f-scope").value.trim();
         if (near || (scope && item.scope.indexOf(scope) === 0)) {
-          addItem({ id: item.id, kind: item.kind, scope: item.scope, retracted: false });
+          addItem({ id: item.id, kind: item.kind, scope: item.scope, retracted: false,
+                    parents: item.parents || [] });
           addParentLinks([{ id: item.id, parents: item.parents || [] }]);
           changed = true;
         }
