@@ -19,6 +19,8 @@ WHERE e.seq > $after AND e.seq <= $upto
 WITH e
 ORDER BY e.seq
 LIMIT $limit
-OPTIONAL MATCH (i:Item {id: e.subject})
-WHERE e.payload IS NULL AND @readable(i)
+// Only those events look their item up (a plain value: see item_retract).
+WITH e, CASE WHEN e.payload IS NULL THEN e.subject END AS record_id
+OPTIONAL MATCH (i:Item {id: record_id})
+WHERE @readable(i)
 RETURN @event(e) AS event, e.seq AS seq, @item(i) AS item
