@@ -74,6 +74,9 @@ def _parser() -> argparse.ArgumentParser:
 
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
     export.add_argument("--output", type=Path, help="write to this file instead of stdout")
+    export.add_argument(
+        "--subgraph", action="store_true", help="the Federation 2 subgraph's SDL instead"
+    )
 
     _transplant_commands(commands)
     return parser
@@ -288,9 +291,9 @@ def _keys(args: argparse.Namespace) -> int:
 
 
 def _export(args: argparse.Namespace) -> int:
-    from memexd.schema.build import sdl
+    from memexd.schema.build import sdl, subgraph_sdl
 
-    text = sdl()
+    text = subgraph_sdl() if args.subgraph else sdl()
     if args.output:
         args.output.write_text(text)
     else:

@@ -101,6 +101,8 @@ class Settings(BaseSettings):
     graphiql: bool = True
     #: the full-text index for text search (memory per item: README, "Text search")
     text_search: bool = False
+    #: serve the Apollo Federation 2 subgraph schema (README, "memexd as a subgraph")
+    federation: bool = False
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     access_log: bool = False
 

@@ -18,8 +18,9 @@ __all__ = ["Edge", "EdgeFilter", "EdgeInput", "EdgePatch", "EdgeResult"]
 _KIND = "Upper-case kind, the relationship type: `SUPPORTS`, `CONTRADICTS`, `ALIAS`, …"
 
 
-@strawberry.type(
-    description="A typed relation between two items; its kind is the relationship type."
+@strawberry.federation.type(
+    keys=["edgeId"],
+    description="A typed relation between two items; its kind is the relationship type.",
 )
 class Edge:
     edge_id: strawberry.ID = strawberry.field(description="The edge's own id (a UUID).")
@@ -49,6 +50,12 @@ class Edge:
             active=edge.active,
             meta=None if edge.meta is None else JSON(edge.meta),
         )
+
+    @classmethod
+    async def resolve_reference(cls, info: Info, key: str) -> Edge | None:
+        """A federation reference: null when missing or unreadable."""
+        edge = await info.context.loaders.edges_by_id.load(key)
+        return None if edge is None else cls.of(edge)
 
     @strawberry.field(description="The source item, if it is live.")
     async def from_item(self, info: Info) -> MemoryItem | None:

@@ -81,13 +81,20 @@ def _id(value: Any) -> strawberry.ID | None:
     return None if value is None else strawberry.ID(value)
 
 
-@strawberry.type(description="A goal: what the agents work towards (MemEX intent).")
+@strawberry.federation.type(
+    keys=["id"], description="A goal: what the agents work towards (MemEX intent)."
+)
 class Intent:
     record: strawberry.Private[Record]
 
     @classmethod
     def of(cls, record: Record | None) -> Intent | None:
         return None if record is None else cls(record=record)
+
+    @classmethod
+    async def resolve_reference(cls, info: Info, key: str) -> Intent | None:
+        """A federation reference: null when missing or unreadable."""
+        return cls.of(await info.context.loaders.intents.load(key))
 
     @strawberry.field(description="The intent's id.")
     def id(self) -> strawberry.ID:
@@ -155,13 +162,18 @@ class Intent:
         return await MemoryItem.listed(info, self.record.data.get("root_memory_ids"))
 
 
-@strawberry.type(description="A unit of work for an intent (MemEX task).")
+@strawberry.federation.type(keys=["id"], description="A unit of work for an intent (MemEX task).")
 class Task:
     record: strawberry.Private[Record]
 
     @classmethod
     def of(cls, record: Record | None) -> Task | None:
         return None if record is None else cls(record=record)
+
+    @classmethod
+    async def resolve_reference(cls, info: Info, key: str) -> Task | None:
+        """A federation reference: null when missing or unreadable."""
+        return cls.of(await info.context.loaders.tasks.load(key))
 
     @strawberry.field(description="The task's id.")
     def id(self) -> strawberry.ID:

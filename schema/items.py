@@ -30,7 +30,9 @@ _Intent = Annotated["Intent", strawberry.lazy("memexd.schema.intents")]
 _Task = Annotated["Task", strawberry.lazy("memexd.schema.intents")]
 
 
-@strawberry.type(description="A belief: content with provenance, trust scores and scope.")
+@strawberry.federation.type(
+    keys=["id"], description="A belief: content with provenance, trust scores and scope."
+)
 class MemoryItem:
     id: strawberry.ID = strawberry.field(description="UUIDv7; its time is the creation time.")
     scope: str = strawberry.field(
@@ -71,6 +73,12 @@ class MemoryItem:
     @classmethod
     def all(cls, items: list[Item]) -> list[MemoryItem]:
         return [cls.of(i) for i in items]
+
+    @classmethod
+    async def resolve_reference(cls, info: Info, key: str) -> MemoryItem | None:
+        """A federation reference: null when missing, retracted or unreadable."""
+        item = await info.context.loaders.items.load(key)
+        return None if item is None else cls.of(item)
 
     @classmethod
     async def listed(cls, info: Info, ids: Sequence[str] | None) -> list[MemoryItem]:

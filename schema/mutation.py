@@ -12,6 +12,7 @@ from memexd.resolvers import replay as replay_r
 from memexd.resolvers import transplant as transplant_r
 from memexd.schema.edges import EdgeResult
 from memexd.schema.events import EventsResult
+from memexd.schema.federation import OPERATOR_TOOL
 from memexd.schema.integrity import CascadeResult
 from memexd.schema.intents import IntentResult, TaskResult
 from memexd.schema.items import ItemResult, ItemsResult
@@ -108,14 +109,17 @@ class Mutation:
         resolver=transplant_r.import_slice,
         description="Import MemEX export JSON by MemEX's table (skip, update, conflict, re-id); "
         "nothing is written unless the whole slice is valid.",
+        directives=OPERATOR_TOOL,
     )
     replay_commands: ReplayResult = strawberry.mutation(
         resolver=replay_r.replay_commands,
         description="Apply MemEX commands in order; each failure is skipped with its code.",
+        directives=OPERATOR_TOOL,
     )
     replay_envelopes: ReplayResult = strawberry.mutation(
         resolver=replay_r.replay_envelopes,
         description="Apply MemEX envelopes in `ts` order; each failure is skipped with its code.",
+        directives=OPERATOR_TOOL,
     )
     apply_many: EventsResult = strawberry.mutation(
         resolver=bulk_r.apply_many,

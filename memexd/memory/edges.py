@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from memexd.concurrency import compare_and_set
@@ -145,7 +146,13 @@ class EdgeReads:
 
     async def get_many(self, edge_ids: list[str]) -> dict[str, Edge]:
         ids = check.check_ids(edge_ids, "edgeId", max_len=self.limits.max_list)
-        rows = await self.graph.read("edge_get", {"ids": ids})
+        return await self.fetch(ids)
+
+    async def fetch(self, edge_ids: Sequence[str]) -> dict[str, Edge]:
+        """Edges by id, for ids memexd itself holds (loaders): any number."""
+        if not edge_ids:
+            return {}
+        rows = await self.graph.read("edge_get", {"ids": list(edge_ids)})
         return {row["edge"]["edge_id"]: edge_from_row(row["edge"]) for row in rows}
 
     async def find(self, flt: EdgeFilter, limit: int | None = None) -> list[Edge]:

@@ -8,7 +8,8 @@ Two figures, both linear in the document (each fragment is measured once):
 - :func:`estimate`, after validation, with the request's variables: how many
   values the response can hold. A field costs 1 plus, for a list, its size
   times the cost of what is selected in each element. A list's size is its
-  ``limit`` argument when given, else a known bound (``bounds``: the traversal
+  ``limit`` argument when given, or the length of the list argument it
+  answers one element per (``sized_by``), else a known bound (``bounds``: the traversal
   limits for walks, the batch size for batch results), else the page limit at
   the root and ``nested_list`` below it. Capped by ``max_cost``.
 """
@@ -28,6 +29,7 @@ from graphql import (
     GraphQLSchema,
     InlineFragmentNode,
     IntValueNode,
+    ListValueNode,
     OperationDefinitionNode,
     SelectionSetNode,
     VariableNode,
@@ -49,6 +51,9 @@ class CostModel:
     nested_list: int = 10
     #: Known list sizes, as ``("Type.field", size)`` pairs.
     bounds: tuple[tuple[str, int], ...] = ()
+    #: Lists as long as one of their list arguments, as ``("Type.field",
+    #: "argument")`` pairs (federation's ``_entities``: one per representation).
+    sized_by: tuple[tuple[str, str], ...] = ()
 
 
 def count_fields(document: DocumentNode) -> int:
@@ -71,12 +76,14 @@ def estimate(
     operation_name: str | None,
     variables: Mapping[str, Any] | None,
     model: CostModel,
+    lengths: Mapping[str, int] | None = None,
 ) -> int:
-    """The estimated cost of the operation that will run (0 if none is found)."""
+    """The estimated cost of the operation that will run (0 if none is found).
+    ``variables`` needs only the integers, ``lengths`` the lengths of lists."""
     fragments = {
         d.name.value: d for d in document.definitions if isinstance(d, FragmentDefinitionNode)
     }
-    walker = _Walker(schema, fragments, variables or {}, model)
+    walker = _Walker(schema, fragments, variables or {}, model, lengths or {})
     for definition in document.definitions:
         if not isinstance(definition, OperationDefinitionNode):
             continue
@@ -96,11 +103,13 @@ class _Walker:
         fragments: Mapping[str, FragmentDefinitionNode],
         variables: Mapping[str, Any],
         model: CostModel,
+        lengths: Mapping[str, int],
     ) -> None:
         self.schema = schema
         self.fragments = fragments
         self.variables = variables
         self.model = model
+        self.lengths = lengths
         self.memo: dict[tuple[str, str, bool], int] = {}
 
     def cost(self, selections: SelectionSetNode, parent: GraphQLNamedType, *,
@@ -152,7 +161,22 @@ class _Walker:
                 given = self.variables.get(value.name.value)
                 if isinstance(given, int) and not isinstance(given, bool):
                     return min(max(given, 0), self.model.max_page)
+        for known, argument_name in self.model.sized_by:
+            if known == coordinate:
+                return min(self.argument_length(node, argument_name), self.model.max_page)
         for known, size in self.model.bounds:
             if known == coordinate:
                 return size
         return self.model.max_page if at_root else self.model.nested_list
+
+    def argument_length(self, node: FieldNode, name: str) -> int:
+        """Elements in the list argument ``name`` (the page limit when unknown)."""
+        for argument in node.arguments or ():
+            if argument.name.value != name:
+                continue
+            value = argument.value
+            if isinstance(value, ListValueNode):
+                return len(value.values)
+            if isinstance(value, VariableNode) and value.name.value in self.lengths:
+                return self.lengths[value.name.value]
+        return self.model.max_page

@@ -89,7 +89,7 @@ def _parse(query: str, max_tokens: int) -> DocumentNode:
 
 class _Checks:
     """What a document costs to check, computed once per query text (and per
-    set of integer variables for the cost). Keyed by the text, as hashing a
+    set of integer variables and list lengths for the cost). Keyed by the text, as hashing a
     document (a frozen dataclass) walks all of it on every lookup."""
 
     def __init__(self, settings: Settings, model: CostModel) -> None:
@@ -113,10 +113,10 @@ class _Checks:
 
     def _cost(
         self, schema: GraphQLSchema, query: str, operation: str | None,
-        numbers: tuple[tuple[str, int], ...],
+        numbers: tuple[tuple[str, int], ...], lengths: tuple[tuple[str, int], ...],
     ) -> int:  # fmt: skip
         document = _parse(query, self.max_tokens)
-        return estimate(schema, document, operation, dict(numbers), self.model)
+        return estimate(schema, document, operation, dict(numbers), self.model, dict(lengths))
 
 
 class DocumentLimits(ErrorCodes):
@@ -174,14 +174,12 @@ class DocumentLimits(ErrorCodes):
         errors = self.checks.errors(schema, query, tuple(context.validation_rules))
         if errors:
             return list(errors)  # the cached list stays as it is
+        variables = (context.variables or {}).items()
         numbers = tuple(
-            sorted(
-                (name, value)
-                for name, value in (context.variables or {}).items()
-                if isinstance(value, int) and not isinstance(value, bool)
-            )
+            sorted((k, v) for k, v in variables if isinstance(v, int) and not isinstance(v, bool))
         )
-        cost = self.checks.cost(schema, query, context.operation_name, numbers)
+        lengths = tuple(sorted((k, len(v)) for k, v in variables if isinstance(v, list)))
+        cost = self.checks.cost(schema, query, context.operation_name, numbers, lengths)
         if cost > self.settings.max_cost:
             return _refusal(
                 ResourceExhausted(
@@ -214,7 +212,7 @@ def _is_admin(context: Any) -> bool:
 
 def cost_model(settings: Settings) -> CostModel:
     """List sizes the schema bounds itself: walks by the traversal limit,
-    batch results by the batch limit."""
+    batch results by the batch limit, federation's entities by the references."""
     walk, batch = settings.traversal_max_nodes, settings.max_batch
     bounds = {
         "Query.supportSet": walk,
@@ -226,7 +224,8 @@ def cost_model(settings: Settings) -> CostModel:
         "ItemsResult.items": batch,
         "ItemsResult.events": batch,
     }
-    return CostModel(max_page=settings.max_page, bounds=tuple(bounds.items()))
+    entities = (("Query._entities", "representations"),)
+    return CostModel(max_page=settings.max_page, bounds=tuple(bounds.items()), sized_by=entities)
 
 
 def schema_extensions(settings: Settings) -> list[Callable[[], Any]]:

@@ -29,6 +29,10 @@ class Loaders:
         return DataLoader(load_fn=self._items)
 
     @cached_property
+    def edges_by_id(self) -> DataLoader[str, Edge | None]:
+        return DataLoader(load_fn=self._edges_by_id)
+
+    @cached_property
     def children(self) -> DataLoader[str, list[Item]]:
         return DataLoader(load_fn=self._children)
 
@@ -76,6 +80,10 @@ class Loaders:
 
     async def _items(self, ids: list[str]) -> Sequence[Item | None]:
         found = await self.memex.item_reads.fetch(ids)
+        return [found.get(i) for i in ids]
+
+    async def _edges_by_id(self, ids: list[str]) -> Sequence[Edge | None]:
+        found = await self.memex.edge_reads.fetch(ids)
         return [found.get(i) for i in ids]
 
     async def _children(self, ids: list[str]) -> Sequence[list[Item]]:
