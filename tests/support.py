@@ -148,3 +148,24 @@ def created_ms(item: dict[str, Any]) -> int:
     """The ``created_at`` MemEX JSON carries for an item read over GraphQL:
     its UUIDv7 time in epoch ms."""
     return int(item["id"].replace("-", "")[:12], 16)
+
+
+#: Federation's entity resolution, selecting a field or two of each entity type.
+ENTITIES = """
+query($r: [_Any!]!) {
+  _entities(representations: $r) {
+    __typename
+    ... on MemoryItem { id content }
+    ... on Edge { edgeId kind }
+    ... on Intent { id label }
+    ... on Task { id action }
+  }
+}
+"""
+#: A well-formed id that names nothing.
+MISSING = "0190f0f0-0000-7000-8000-000000000000"
+
+
+def reference(item_id: str) -> dict[str, str]:
+    """A federation representation of a memory item."""
+    return {"__typename": "MemoryItem", "id": item_id}

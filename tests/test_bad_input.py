@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from tests.conftest import ApiFactory
-from tests.support import CREATE_ITEM, Api
+from tests.support import CREATE_ITEM, ENTITIES, MISSING, Api, reference
 
 CREATE_ITEMS = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
 EDGE = "mutation($e: EdgeInput!) { createEdge(input: $e) { edge { edgeId } } }"
@@ -213,3 +215,29 @@ async def test_reasons_and_bases_are_checked(api: Api) -> None:
       author: "u", basis: $b) { item { id } } }"""
     assert await api.codes(basis, id=item["id"], b={"n": 1 << 70}) == ["BAD_USER_INPUT"]
     assert await api.snapshot() == before
+
+
+@pytest.mark.parametrize(
+    ("representation", "says"),
+    [
+        ("MemoryItem", "representations[1] must be an object"),
+        ({"id": MISSING}, "representations[1].__typename must name an entity type"),
+        ({"__typename": "Project", "id": "p"}, "must name an entity type: Edge, Intent"),
+        ({"__typename": "Query", "id": "p"}, "must name an entity type"),
+        ({"__typename": "MemoryItem"}, "representations[1].id must be an id"),
+        ({"__typename": "MemoryItem", "id": 7}, "representations[1].id must be an id"),
+        ({"__typename": "Edge", "id": MISSING}, "representations[1].edgeId must be an id"),
+        ({"__typename": "MemoryItem", "id": "x" * 129}, "must be an id of 1 to 128"),
+        ({"__typename": "MemoryItem", "id": ""}, "must be an id of 1 to 128"),
+    ],
+)
+async def test_a_malformed_federation_reference_is_bad_user_input(
+    make_api: ApiFactory, representation: Any, says: str
+) -> None:
+    sub = await make_api(federation=True)
+    # a good reference first: the whole call is refused, not half of it
+    body = await sub.run(ENTITIES, {"r": [reference(MISSING), representation]})
+    assert body["data"] is None
+    assert [e["extensions"]["code"] for e in body["errors"]] == ["BAD_USER_INPUT"]
+    assert says in body["errors"][0]["message"]
+    await sub.alive()

@@ -273,11 +273,14 @@ async def test_an_engine_that_is_down_is_unavailable(tmp_path: Path) -> None:
     engine = EmbeddedFalkor(tmp_path)
     dead = FalkorStore.connect(unix_socket=await engine.start(), graph="g")
     await engine.stop()  # an external engine goes away under a running service
-    app = create_app(Settings(), store=dead)
+    app = create_app(Settings(federation=True), store=dead)
+    references = """{ _entities(representations: [{__typename: "MemoryItem",
+      id: "0190f0f0-0000-7000-8000-000000000000"}]) { ... on MemoryItem { id } } }"""
     async with httpx.AsyncClient(
         transport=httpx.ASGITransport(app=app), base_url="http://memexd"
     ) as client:
-        response = await client.post("/graphql", json={"query": "{ items { id } }"})
-    error = response.json()["errors"][0]
-    assert error["extensions"] == {"code": "UNAVAILABLE"}
+        for query in ("{ items { id } }", references):
+            response = await client.post("/graphql", json={"query": query})
+            error = response.json()["errors"][0]
+            assert error["extensions"] == {"code": "UNAVAILABLE"}, query
     await dead.close()

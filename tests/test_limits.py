@@ -18,7 +18,7 @@ from memexd.graph.falkordb import FalkorStore
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.validation import Limits
 from tests.conftest import ApiFactory
-from tests.support import Api
+from tests.support import ENTITIES, MISSING, Api, reference
 
 CREATE_ITEMS = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
 FIND = "query($f: MemoryFilter) { items(filter: $f) { id } }"
@@ -265,3 +265,19 @@ async def test_the_engine_memory_cap_applies(tmp_path: Path) -> None:
         assert await store.read("MATCH (s:Seed) RETURN count(s) AS c", {}) == [{"c": 1}]
     finally:
         await store.close()
+
+
+async def test_references_are_bounded_by_the_page_limit(make_api: ApiFactory) -> None:
+    sub = await make_api(federation=True, max_page=100)
+    reps = [reference(MISSING)] * 101
+    assert await sub.codes(ENTITIES, r=reps) == ["BAD_USER_INPUT"]
+    assert (await sub.ok(ENTITIES, r=reps[:100]))["_entities"] == [None] * 100
+
+
+async def test_the_cost_of_entities_follows_the_number_of_references(
+    make_api: ApiFactory,
+) -> None:
+    # 1 + n * (1 + 8 fields): 500 references fit 5,000; 600 do not
+    sub = await make_api(federation=True, max_cost=5_000)
+    assert len((await sub.ok(ENTITIES, r=[reference(MISSING)] * 500))["_entities"]) == 500
+    assert await sub.codes(ENTITIES, r=[reference(MISSING)] * 600) == ["RESOURCE_EXHAUSTED"]
