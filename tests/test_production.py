@@ -21,6 +21,19 @@ async def test_introspection_needs_an_admin_grant(make_api: ApiFactory) -> None:
     assert (await development.with_grants("read:").ok(TYPE))["__type"]["name"] == "MemoryItem"
 
 
+async def test_the_subgraph_sdl_needs_an_admin_grant(make_api: ApiFactory) -> None:
+    """``_service { sdl }`` tells the whole schema, as introspection does."""
+    api = await make_api(env="production", federation=True)
+    reader = api.with_grants("read:")
+    admin = api.with_grants("admin:tenant:a/")
+    assert await reader.codes("{ _service { sdl } }") == ["FORBIDDEN"]
+    assert "type MemoryItem @key" in (await admin.ok("{ _service { sdl } }"))["_service"]["sdl"]
+    found = await reader.ok(
+        '{ _entities(representations: [{__typename: "Task", id: "x"}]) { __typename } }'
+    )
+    assert found == {"_entities": [None]}  # references stay open to readers
+
+
 async def test_no_field_suggestions(make_api: ApiFactory) -> None:
     query = "{ itemz(id: 1) { id } }"
     development = await make_api()

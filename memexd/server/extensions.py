@@ -195,7 +195,8 @@ class AdminIntrospection(ValidationRule):
     (``__typename`` stays open, clients use it everywhere)."""
 
     def enter_field(self, node: FieldNode, *_: Any) -> None:
-        if node.name.value in ("__schema", "__type"):
+        # federation's _service { sdl } is the whole schema too
+        if node.name.value in ("__schema", "__type", "_service"):
             self.report_error(
                 GraphQLError(
                     "introspection needs an admin grant in production",
