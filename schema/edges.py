@@ -53,7 +53,7 @@ class Edge:
 
     @classmethod
     async def resolve_reference(cls, info: Info, key: str) -> Edge | None:
-        """A federation reference: null when missing or unreadable."""
+        """A federation reference: null when missing, retracted or unreadable."""
         edge = await info.context.loaders.edges_by_id.load(key)
         return None if edge is None else cls.of(edge)
 
