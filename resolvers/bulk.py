@@ -48,7 +48,7 @@ async def apply_many(
         None if options is None else options.draft(),
         info.context.origin,
     )
-    return EventsResult(events=Event.all(events))
+    return EventsResult(events=await Event.returned(info, events))
 
 
 async def bulk_adjust_scores(
@@ -66,7 +66,7 @@ async def bulk_adjust_scores(
         None if filter is None else filter.draft(), delta.draft(), author, reason,
         info.context.origin,
     )  # fmt: skip
-    return EventsResult(events=Event.all(events))
+    return EventsResult(events=await Event.returned(info, events))
 
 
 async def decay_importance(
@@ -88,4 +88,4 @@ async def decay_importance(
         older_than_ms, factor, author, reason, info.context.origin,
         None if filter is None else filter.draft(),
     )  # fmt: skip
-    return EventsResult(events=Event.all(events))
+    return EventsResult(events=await Event.returned(info, events))

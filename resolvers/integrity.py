@@ -111,4 +111,5 @@ async def cascade_retract(
     order, events = await info.context.memex.cascade.retract(
         id, author, reason, info.context.origin
     )
-    return CascadeResult(retracted=[strawberry.ID(i) for i in order], events=Event.all(events))
+    returned = await Event.returned(info, events)
+    return CascadeResult(retracted=[strawberry.ID(i) for i in order], events=returned)

@@ -129,4 +129,4 @@ async def retract_item(
     info: Info, id: ItemId, author: Author, reason: Reason = None
 ) -> EventsResult:
     events = await info.context.memex.items.retract(id, author, reason, info.context.origin)
-    return EventsResult(events=Event.all(events))
+    return EventsResult(events=await Event.returned(info, events))

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from datetime import datetime
+from typing import Any
 
 import strawberry
+from memexd.schema.common import Info
 from strawberry.scalars import JSON
 
 from memexd.events.log import EventFilter as EventFilterRecord
@@ -54,6 +57,22 @@ class Event:
     @classmethod
     def all(cls, events: list[EventRecord]) -> list[Event]:
         return [cls.of(e) for e in events]
+
+    @classmethod
+    async def returned(cls, info: Info, events: list[EventRecord]) -> list[Event]:
+        """A command's events. The payloads of its memory.retracted events are
+        read from their items (one read), and only when the caller selected
+        ``payload``: a cascade of 10,000 items would otherwise build 10,000
+        records nobody asked for."""
+        if any(e.payload is None for e in events) and _selects(info.selected_fields, "payload"):
+            events = await info.context.memex.events.completed(events)
+        return cls.all(events)
+
+
+def _selects(selections: Sequence[Any], name: str) -> bool:
+    """Whether ``name`` is selected anywhere below (fragments included)."""
+    return any(getattr(s, "name", None) == name or _selects(s.selections, name)
+               for s in selections)  # fmt: skip
 
 
 @strawberry.input(description="Which events to read; all fields AND-combined.")

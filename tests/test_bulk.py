@@ -116,9 +116,11 @@ def texts(payloads: list[Any]) -> list[str]:
     return [json.dumps(p) for p in payloads]
 
 
-def same(events: list[Event], result: Any) -> None:
-    """memexd's events are memex-python's, key order and numbers included."""
-    assert texts([e.payload for e in events]) == texts([wire(e) for e in result.events])
+async def same(core: Memex, events: list[Event], result: Any) -> None:
+    """memexd's events are memex-python's, key order and numbers included
+    (memory.retracted payloads read from their items, as GraphQL reads them)."""
+    completed = await core.events.completed(events)
+    assert texts([e.payload for e in completed]) == texts([wire(e) for e in result.events])
 
 
 @pytest.fixture
@@ -257,7 +259,7 @@ async def test_apply_many_is_memex_apply_many(core: Memex, world: dict[str, Any]
     )  # fmt: skip
     result = memex.apply_many(twin.state, theirs, memex_function(transform), "agent:bulk",
                               "why", options)  # fmt: skip
-    same(events, result)
+    await same(twin.core, events, result)
     twin.state = result.state
     assert await twin.items_now() == twin.memex_items()
 
@@ -284,7 +286,7 @@ async def test_retracting_takes_the_edges_in_memex_order(core: Memex) -> None:
     result = memex.apply_many(
         twin.state, theirs, memex_function(transform), "agent:b", None, by_authority
     )
-    same(events, result)
+    await same(twin.core, events, result)
     # 1 and 3 (authority > 0.5) updated; 2 with its three edges; 0 with the one left
     assert [e.type for e in events] == ["memory.updated", "memory.updated", "memory.retracted",
         "edge.retracted", "edge.retracted", "edge.retracted", "memory.retracted",
@@ -302,7 +304,7 @@ async def test_bulk_adjust_scores_is_memex(core: Memex) -> None:
     events = await twin.bulk.adjust_scores(flt, delta, "system:decay", None, Origin())
     result = memex.bulk_adjust_scores(twin.state, {"scope_prefix": twin.scope, "kind": "k"},
         {"authority": 0.1, "conviction": -0.7, "importance": 0.0}, "system:decay")  # fmt: skip
-    same(events, result)
+    await same(twin.core, events, result)
     assert await twin.items_now() == memex_items(result.state)
     assert await twin.bulk.adjust_scores(flt, ScoreChange(), "u", None, Origin()) == []
 
@@ -317,7 +319,7 @@ async def test_decay_importance_is_memex(core: Memex) -> None:
     with mock.patch.object(memex._time, "now_ms", return_value=time.time_ns() // 1_000_000):
         result = memex.decay_importance(twin.state, threshold, 0.5, "system:decay")
         events = await twin.bulk.decay_importance(threshold, 0.5, "system:decay", None, Origin())
-    same(events, result)
+    await same(twin.core, events, result)
     assert [e.reason for e in events] == ["time-based importance decay"] * 2
     assert await twin.items_now() == memex_items(result.state)
     subscope = MemoryFilter(scope_prefix=twin.scope + "x")

@@ -154,6 +154,33 @@ async def test_a_retraction_event_keeps_no_copy_of_its_item(api: Api, store: Gra
     assert rows == [{"bare": True}]
 
 
+async def test_a_cascade_reads_its_payloads_only_when_asked(api: Api) -> None:
+    """A command's memory.retracted payloads are read from the items after the
+    write, through fragments too, and equal the log's; without ``payload``
+    selected, nothing is read for them."""
+    root = await api.create(content={"n": "root"})
+    child = await api.create(parents=[root["id"]], content={"n": "child"})
+    cascade = """mutation($id: ID!) { cascadeRetract(id: $id, author: "u", reason: "r") {
+      retracted events { ...told } } } fragment told on Event { id type payload }"""
+    done = (await api.ok(cascade, id=root["id"]))["cascadeRetract"]
+    assert done["retracted"] == [child["id"], root["id"]]
+    log = (await api.ok(LOG, f={"types": ["memory.retracted"]}))["events"]
+    assert done["events"] == [{k: e[k] for k in ("id", "type", "payload")} for e in log]
+    assert [e["payload"]["item"]["content"] for e in done["events"]] == [
+        {"n": "child"},
+        {"n": "root"},
+    ]
+    other, third = await api.create(), await api.create()
+    bare = """mutation($id: ID!) { cascadeRetract(id: $id, author: "u") {
+      retracted events { id type } } }"""
+    api.store.reads = 0
+    assert (await api.ok(bare, id=other["id"]))["cascadeRetract"]["retracted"] == [other["id"]]
+    without = api.store.reads
+    api.store.reads = 0
+    await api.ok(cascade, id=third["id"])
+    assert api.store.reads == without + 1  # the one read of the payloads
+
+
 # ------------------------------------------------------------------ retention
 
 

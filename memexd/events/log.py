@@ -13,13 +13,19 @@ from __future__ import annotations
 
 import builtins
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from memexd.errors import BadUserInput
-from memexd.events.vocabulary import Event, created_from_row, event_from_row
+from memexd.events.vocabulary import (
+    Event,
+    created_from_row,
+    event_from_row,
+    retracted_payload,
+)
 from memexd.graph import Graph
 from memexd.ids import creation_event_id
+from memexd.memory.records import item_from_row
 from memexd.memory.validation import (
     Limits,
     check_ids,
@@ -103,6 +109,18 @@ class EventLog:
         """The position of the last event logged (0 for an empty log)."""
         rows = await self.graph.read("event_head")
         return int(rows[0]["head"]) if rows else 0
+
+    async def completed(self, events: Sequence[Event]) -> builtins.list[Event]:
+        """``events`` with the payload of every memory.retracted event a
+        command returned (``payload`` ``None``) read from its item, in one read."""
+        deferred = [e.subject for e in events if e.payload is None and e.subject]
+        if not deferred:
+            return builtins.list(events)
+        rows = await self.graph.read("item_get", {"ids": deferred, "include_retracted": True})
+        items = {r["item"]["id"]: item_from_row(r["item"]) for r in rows}
+        return [e if e.payload is not None else
+                replace(e, payload=retracted_payload(items.get(e.subject or "")))
+                for e in events]  # fmt: skip
 
     async def read(
         self, flt: LogFilter, after: int, upto: int, limit: int

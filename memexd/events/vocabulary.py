@@ -36,6 +36,7 @@ __all__ = [
     "memory_created",
     "memory_retracted",
     "memory_updated",
+    "retracted_payload",
 ]
 
 
@@ -53,7 +54,11 @@ class Event:
     namespace: str
     type: str
     ts: int
-    payload: JSONObject
+    #: ``None`` only in a memory.retracted event a command returns: its record
+    #: is its item, which never changes once retracted, so it is read from the
+    #: item when asked for (:func:`retracted_payload`) instead of built for
+    #: every item a cascade retracts.
+    payload: JSONObject | None
     trace_id: str | None = None
     cause_id: str | None = None
     #: Who ran the command and why (memexd's audit trail; MemEX's payloads
@@ -216,11 +221,22 @@ def memory_updated(
 _RETRACTED = ("memory.retracted", "memory.retract")
 
 
-def memory_retracted(item: Item, origin: Origin, why: Why) -> Event:
-    """The whole item as it was when retracted."""
-    return _event(*_RETRACTED, "item", item_json(item), origin, why,
-                  subject=item.id, scope=item.scope, scopes=(item.scope,),
-                  item_ids=(item.id,))  # fmt: skip
+def memory_retracted(item_id: str, scope: str, origin: Origin, why: Why) -> Event:
+    """The whole item as it was when retracted: its payload is left to
+    :func:`retracted_payload`, from the item once it is retracted."""
+    return Event(id=new_id(), namespace="memory", type=_RETRACTED[0],
+                 ts=time.time_ns() // 1_000_000, payload=None,
+                 trace_id=origin.trace_id, cause_id=origin.cause_id,
+                 author=why.author, reason=why.reason, scope=scope, scopes=(scope,),
+                 subject=item_id, item_ids=(item_id,))  # fmt: skip
+
+
+def retracted_payload(item: Item | None) -> JSONObject:
+    """A memory.retracted event's payload, from its retracted item (a
+    retracted item keeps what it held when retracted)."""
+    if item is None:  # the log and the graph disagree
+        raise StorageError("a memory.retracted event without its item")
+    return _payload(*_RETRACTED, "item", item_json(item))
 
 
 # ------------------------------------------------------------------ edge.*
@@ -306,9 +322,9 @@ def event_props(event: Event) -> dict[str, Any]:
 
 
 def _retracted_payload(item: Row | None) -> JSONObject:
-    if item is None or item.get("id") is None:  # the log and the graph disagree
-        raise StorageError("a memory.retracted event without its item")
-    return _payload(*_RETRACTED, "item", item_json(item_from_row(item)))
+    if item is None or item.get("id") is None:
+        return retracted_payload(None)
+    return retracted_payload(item_from_row(item))
 
 
 def event_from_row(row: Row, item: Row | None = None) -> Event:

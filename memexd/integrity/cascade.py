@@ -48,7 +48,7 @@ class Cascade:
             plan = await self.retraction.plan(list(doomed))
             if item_id not in plan:
                 raise MemoryNotFound(item_id)
-            self.graph.access.require_write(*dict.fromkeys(d.item.scope for d in plan.values()))
+            self.graph.access.require_write(*dict.fromkeys(d.scope for d in plan.values()))
             order = post_order(item_id, links, lambda i: _insertion(plan, i))
             if set(order) != set(plan):
                 return None  # an item went since the walk
@@ -63,4 +63,4 @@ def _insertion(plan: dict[str, Doomed], item_id: str) -> tuple[int, int, str]:
     doomed = plan.get(item_id)
     if doomed is None:
         return (0, 0, item_id)
-    return (doomed.item.seq, doomed.item.created_at, item_id)
+    return (doomed.seq, doomed.created_at, item_id)

@@ -148,7 +148,7 @@ class ItemCommands:
             plan = await self.retraction.plan([item_id])
             if item_id not in plan:
                 raise MemoryNotFound(item_id)
-            self.graph.access.require_write(plan[item_id].item.scope)
+            self.graph.access.require_write(plan[item_id].scope)
             return await self.retraction.write([item_id], plan, origin, why, closed=False)
 
         return await compare_and_set(attempt, f"item {item_id}")

@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, Why, event_props
 from memexd.graph import Graph
-from memexd.memory.model import Edge, Item
-from memexd.memory.records import edge_from_row, item_from_row
+from memexd.memory.model import Edge
+from memexd.memory.records import edge_from_row
 from memexd.types import Row
 
 __all__ = ["FENCE_MS", "Doomed", "Retraction", "retraction_events"]
@@ -30,10 +30,15 @@ FENCE_MS = 5_000
 
 @dataclass(frozen=True, slots=True)
 class Doomed:
-    """A live item about to be retracted, with the live edges touching it
-    (and the scopes of their ends), in insertion order."""
+    """A live item about to be retracted: what the retraction needs of it
+    (not its record: its event's payload is read from it when asked for),
+    with the live edges touching it (and the scopes of their ends), in
+    insertion order."""
 
-    item: Item
+    id: str
+    scope: str
+    seq: int
+    created_at: int
     version: int
     edges: tuple[tuple[Edge, tuple[str, str]], ...]
 
@@ -94,7 +99,8 @@ class Retraction:
 
 def _doomed(row: Row, edges: list[tuple[Edge, tuple[str, str]]]) -> Doomed:
     edges.sort(key=lambda pair: (pair[0].seq, pair[0].edge_id))
-    return Doomed(item_from_row(row), int(row["version"]), tuple(edges))
+    return Doomed(row["id"], row["scope"], int(row.get("seq") or 0), int(row["created_at"]),
+                  int(row["version"]), tuple(edges))  # fmt: skip
 
 
 def retraction_events(
@@ -106,7 +112,7 @@ def retraction_events(
     reported: set[str] = set()
     for item_id in order:
         doomed = plan[item_id]
-        events.append(ev.memory_retracted(doomed.item, origin, why))
+        events.append(ev.memory_retracted(item_id, doomed.scope, origin, why))
         for edge, scopes in doomed.edges:
             if edge.edge_id not in reported:
                 reported.add(edge.edge_id)

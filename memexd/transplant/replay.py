@@ -82,7 +82,7 @@ class Replay:
         async for chunk in _chunks(_values(source), self.memex.limits.max_batch):
             await run.apply(list(enumerate(chunk, start)))
             start += len(chunk)
-        return run.outcome
+        return await run.finished()
 
     async def envelopes(
         self, source: Source, origin: Origin, *, progress: Progress | None = None,
@@ -101,7 +101,7 @@ class Replay:
                 index += 1
             async for chunk in _chunks(ordered.payloads(), self.memex.limits.max_batch):
                 await run.apply(chunk)
-        return run.outcome
+        return await run.finished()
 
 
 # ---------------------------------------------------------------- applying
@@ -157,6 +157,12 @@ class _Run:
 
     def _fail(self, position: int, index: int, exc: MemexError) -> None:
         self._failed.append((position, ReplayFailure(index, exc.code, exc.message)))
+
+    async def finished(self) -> ReplayOutcome:
+        """The outcome, its kept events with every payload filled in."""
+        if self.keep_events:
+            self.outcome.events[:] = await self.memex.events.completed(self.outcome.events)
+        return self.outcome
 
     def _applied(self, count: int, events: Sequence[Event]) -> None:
         self.outcome.applied += count
