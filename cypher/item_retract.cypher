@@ -1,5 +1,5 @@
 // Retract live items (tombstones: the nodes stay, invisible to queries) and
-// every live typed edge touching them, and append the events, if nothing
+// every live typed edge touching them, and log the events, if nothing
 // changed since the plan was read: each item still at its version, the edges
 // touching them exactly $edge_ids (sorted; UUIDs order alike everywhere), and,
 // when $closed (a cascade), no live child the caller can read outside the set
@@ -12,18 +12,29 @@
 // cannot be starved by a busy writer (a fence left by a crash expires).
 // ok = false: the state moved on, or an item is not the caller's to write.
 // (No filter on ok: FalkorDB would move it above the fencing FOREACH.)
+// The log: each item keeps its own memory.retracted event (its id
+// $event_ids[i], $marks, and its position: docs/events.md, "Storage"), the
+// edges' events ($events) are nodes; `at` is each event's place among the
+// command's $count events. The counter is locked first and moved on only
+// when ok, as in shapes/log_events (positions stay dense and in order).
 // Linear in FalkorDB (10,000 items): one SET per item (every SET re-indexes
 // the node), the id a plain value before the lookup (`{id: $ids[i]}` is
 // quadratic), subqueries that drop the collected list before they match
 // (rows carrying it are copied), no `IN` over a list, and the events straight
 // into the log, not in a variable (every WITH copies the lists it carries).
-// @params ids versions edge_ids closed fence_ms events readable writable
+// OPTIONAL MATCH keeps the row of an item that moved on (ok is then false).
+// @params ids versions event_ids at marks count edge_ids closed fence_ms events readable writable
+MATCH (log_seq:Counter {name: 'event'})
+SET log_seq.locked = true
+WITH log_seq, log_seq.value AS log_base
 UNWIND range(0, size($ids) - 1) AS i
-WITH $ids[i] AS id, $versions[i] AS version
-MATCH (n:Item {id: id})
+WITH log_seq, log_base, $ids[i] AS id, $versions[i] AS version, $event_ids[i] AS event_id,
+     $at[i] AS at
+OPTIONAL MATCH (n:Item {id: id})
 WHERE n.retracted = false AND n.version = version AND @writable(n)
-SET n.retracted = true, n.version = version + 1
-WITH collect(n) AS doomed
+SET n += $marks, n.retracted = true, n.version = version + 1, n.retracted_event = event_id,
+    n.retracted_seq = log_base + at + 1
+WITH log_seq, log_base, collect(n) AS doomed
 CALL {
   WITH doomed
   UNWIND doomed AS x
@@ -42,16 +53,26 @@ CALL {
   WHERE $closed AND c.retracted = false AND @readable(c)
   RETURN collect(DISTINCT c) AS newcomers
 }
-WITH doomed, edges, newcomers,
+WITH log_seq, log_base, doomed, edges, newcomers,
      size(doomed) = size($ids) AND size(newcomers) = 0 AND edge_ids = $edge_ids AS ok
 FOREACH (n IN CASE WHEN ok THEN [] ELSE doomed END |
-  SET n.retracted = false, n.version = n.version - 1)
+  SET n.retracted = false, n.version = n.version - 1
+  SET n.retracted_event = null
+  SET n.retracted_seq = null
+  SET n.retracted_at = null
+  SET n.retracted_by = null
+  SET n.retracted_reason = null
+  SET n.retracted_trace = null
+  SET n.retracted_cause = null)
 FOREACH (n IN CASE WHEN ok OR NOT $closed THEN [] ELSE doomed + newcomers END |
   SET n.fence_until = timestamp() + $fence_ms)
 FOREACH (n IN CASE WHEN ok THEN [f IN doomed WHERE f.fence_until IS NOT NULL] ELSE [] END |
   SET n.fence_until = null)
 FOREACH (r IN CASE WHEN ok THEN edges ELSE [] END |
   SET r.retracted = true, r.version = r.version + 1)
-WITH ok
-@log_events(CASE WHEN ok THEN $events ELSE [] END, null, null)
+SET log_seq.value = log_base + CASE WHEN ok THEN $count ELSE 0 END, log_seq.locked = null
+FOREACH (log_i IN CASE WHEN ok THEN range(0, size($events) - 1) ELSE [] END |
+  CREATE (log_e:Event)
+  SET log_e = $events[log_i], log_e.seq = log_base + $events[log_i].at + 1
+  SET log_e.at = null)
 RETURN ok

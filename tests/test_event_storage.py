@@ -13,8 +13,10 @@ import pytest
 
 from memexd import cli as memexd
 from memexd.events.retention import Folded, compact_log
+from memexd.events.vocabulary import Origin, Why
 from memexd.graph.migrations import migrate
 from memexd.ids import creation_event_id, uuid7_at
+from memexd.memory.retraction import Retraction
 from memexd.types import GraphStore
 from tests.support import Api
 
@@ -137,9 +139,9 @@ async def test_every_change_keeps_the_record_as_created(api: Api, store: GraphSt
     assert set(items) == {loser["id"], adjusted["id"]}
 
 
-async def test_a_retraction_event_keeps_no_copy_of_its_item(api: Api, store: GraphStore) -> None:
-    """A retracted item is final: its memory.retracted event reads its record
-    from the item, the same as the command returned."""
+async def test_a_retraction_event_is_kept_on_its_item(api: Api, store: GraphStore) -> None:
+    """A retracted item is final: it keeps its memory.retracted event, which
+    reads back the same as the command returned."""
     item = await api.create(scope="proj:a", meta={"k": [1, 2.5]})
     done = await api.ok(
         f'mutation($id: ID!) {{ retractItem(id: $id, author: "u", reason: "r") '
@@ -149,9 +151,28 @@ async def test_a_retraction_event_keeps_no_copy_of_its_item(api: Api, store: Gra
     log = (await api.ok(LOG))["events"]
     assert log[1:] == done["retractItem"]["events"]
     assert log[1]["payload"]["item"]["meta"] == {"k": [1, 2.5]}
-    rows = await store.read("MATCH (e:Event {type: 'memory.retracted'}) "
-                            "RETURN e.payload IS NULL AS bare", {})  # fmt: skip
-    assert rows == [{"bare": True}]
+    rows = await store.read("MATCH (e:Event {type: 'memory.retracted'}) RETURN e.id AS id", {})
+    assert rows == []  # the item keeps the event: its id, position, time, author, reason
+    kept = await store.read("MATCH (n:Item {id: $id}) RETURN n.retracted_event AS event, "
+                            "n.retracted_by AS author, n.retracted_reason AS reason",
+                            {"id": item["id"]})  # fmt: skip
+    assert kept == [{"event": log[1]["id"], "author": "u", "reason": "r"}]
+
+
+async def test_a_retraction_that_lost_a_race_leaves_no_trace(api: Api, store: GraphStore) -> None:
+    """Written at a stale version, a retraction changes nothing: the item is
+    back as it was, with no event kept, and the log's counter did not move."""
+    item = await api.create()
+    retraction = Retraction(api.graph)
+    plan = await retraction.plan([item["id"]])
+    await api.ok(UPDATE, id=item["id"], patch={"importance": 0.5})  # a newer version
+    head = await store.read("MATCH (c:Counter {name: 'event'}) RETURN c.value AS v", {})
+    assert await retraction.write([item["id"]], plan, Origin(), Why("u"), closed=True) is None
+    props = await store.read("MATCH (n:Item {id: $id}) RETURN properties(n) AS p",
+                             {"id": item["id"]})  # fmt: skip
+    assert not [k for k in props[0]["p"] if k.startswith("retracted_")]
+    assert props[0]["p"]["retracted"] is False
+    assert await store.read("MATCH (c:Counter {name: 'event'}) RETURN c.value AS v", {}) == head
 
 
 async def test_a_cascade_reads_its_payloads_only_when_asked(api: Api) -> None:

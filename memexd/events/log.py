@@ -22,6 +22,7 @@ from memexd.events.vocabulary import (
     created_from_row,
     event_from_row,
     retracted_payload,
+    retraction_from_row,
 )
 from memexd.graph import Graph
 from memexd.ids import creation_event_id
@@ -129,8 +130,11 @@ class EventLog:
         params = {"after": after, "upto": upto, "limit": limit, **flt.params}
         # Items first: an item changing between the two reads moves its event
         # from the first part to the second, so it is read twice, not missed.
+        # (A retracted item, which keeps its memory.retracted event, never changes.)
         created = await self.graph.read("event_list_created", params)
+        retracted = await self.graph.read("event_list_retracted", params)
         stored = await self.graph.read("event_list", params)
         page = {int(r["seq"]): created_from_row(r) for r in created}
+        page.update((int(r["seq"]), retraction_from_row(r)) for r in retracted)
         page.update((int(r["seq"]), event_from_row(r["event"], r["item"])) for r in stored)
         return [Logged(seq, page[seq]) for seq in sorted(page)[:limit]]

@@ -37,6 +37,8 @@ __all__ = [
     "memory_retracted",
     "memory_updated",
     "retracted_payload",
+    "retraction_from_row",
+    "retraction_marks",
 ]
 
 
@@ -221,11 +223,12 @@ def memory_updated(
 _RETRACTED = ("memory.retracted", "memory.retract")
 
 
-def memory_retracted(item_id: str, scope: str, origin: Origin, why: Why) -> Event:
+def memory_retracted(item_id: str, scope: str, origin: Origin, why: Why, ts: int) -> Event:
     """The whole item as it was when retracted: its payload is left to
-    :func:`retracted_payload`, from the item once it is retracted."""
-    return Event(id=new_id(), namespace="memory", type=_RETRACTED[0],
-                 ts=time.time_ns() // 1_000_000, payload=None,
+    :func:`retracted_payload`, from the item once it is retracted. Kept on
+    the item, not as a node (docs/events.md, "Storage"): see
+    :func:`retraction_marks` and :func:`retraction_from_row`."""
+    return Event(id=new_id(), namespace="memory", type=_RETRACTED[0], ts=ts, payload=None,
                  trace_id=origin.trace_id, cause_id=origin.cause_id,
                  author=why.author, reason=why.reason, scope=scope, scopes=(scope,),
                  subject=item_id, item_ids=(item_id,))  # fmt: skip
@@ -273,12 +276,13 @@ def edge_retracted(
     *,
     cause: str = "edge.retract",
     scopes: tuple[str, str] | None = None,
+    ts: int | None = None,
 ) -> Event:
     """The whole edge as it was. ``cause``: ``memory.retract`` when the edge
-    goes because an item it touches was retracted."""
+    goes because an item it touches was retracted (``ts``: its command's time)."""
     return _event("edge.retracted", cause, "edge", edge_json(edge), origin, why,
                   subject=edge.edge_id, scope=None if scopes is None else scopes[0],
-                  scopes=scopes, item_ids=_ends(edge))  # fmt: skip
+                  scopes=scopes, item_ids=_ends(edge), ts=ts)  # fmt: skip
 
 
 # ------------------------------------------------------------------ intent.*, task.*
@@ -319,6 +323,26 @@ def event_props(event: Event) -> dict[str, Any]:
     }
     props.update(present(optional))
     return props
+
+
+def retraction_marks(event: Event) -> JSONObject:
+    """What a retracted item keeps of its memory.retracted event, besides the
+    event's id and position (the same for every item of one command)."""
+    return present({"retracted_at": event.ts, "retracted_by": event.author,
+                    "retracted_reason": event.reason, "retracted_trace": event.trace_id,
+                    "retracted_cause": event.cause_id})  # fmt: skip
+
+
+def retraction_from_row(row: Row) -> Event:
+    """A memory.retracted event kept on its item, as ``event_list_retracted``
+    reads it."""
+    item = item_from_row(row["item"])
+    return Event(
+        id=row["id"], namespace="memory", type=_RETRACTED[0], ts=int(row["ts"]),
+        payload=retracted_payload(item), trace_id=row.get("trace_id"),
+        cause_id=row.get("cause_id"), author=row.get("author"), reason=row.get("reason"),
+        scope=item.scope, subject=item.id,
+    )  # fmt: skip
 
 
 def _retracted_payload(item: Row | None) -> JSONObject:

@@ -11,6 +11,7 @@ change at the versions read (compare-and-set).
 
 from __future__ import annotations
 
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -22,6 +23,8 @@ from memexd.memory.records import edge_from_row
 from memexd.types import Row
 
 __all__ = ["FENCE_MS", "Doomed", "Retraction", "retraction_events"]
+
+_RETRACTED = "memory.retracted"
 
 #: How long a cascade that lost a race keeps new children away from its
 #: items (it clears the fence when it succeeds; a crash leaves it to expire).
@@ -80,14 +83,23 @@ class Retraction:
         live child outside ``order`` may exist (a cascade). The events the
         caller can read, or ``None`` when the state changed since the plan."""
         events = retraction_events(order, plan, origin, why)
+        # memory.retracted events are kept on their items, the edges' as nodes;
+        # "at": each event's place in the command's events (its position - 1)
+        kept = [(at, e) for at, e in enumerate(events) if e.type == _RETRACTED]
         params = {
             "ids": list(order),
             "versions": [plan[i].version for i in order],
+            "event_ids": [e.id for _, e in kept],
+            "at": [at for at, _ in kept],
+            "marks": ev.retraction_marks(events[0]),
+            "count": len(events),
             # sorted: the statement compares them with its own, in order
             "edge_ids": sorted({e.edge_id for i in order for e, _ in plan[i].edges}),
             "closed": closed,
             "fence_ms": FENCE_MS,
-            "events": [event_props(e) for e in events],
+            "events": [
+                {**event_props(e), "at": at} for at, e in enumerate(events) if e.type != _RETRACTED
+            ],
         }
         rows = await self.graph.write("item_retract", params)
         if not rows or not rows[0]["ok"]:
@@ -110,13 +122,13 @@ def retraction_events(
     edge between two doomed items goes with the first of them)."""
     events: list[Event] = []
     reported: set[str] = set()
+    ts = time.time_ns() // 1_000_000  # one command, one time
     for item_id in order:
         doomed = plan[item_id]
-        events.append(ev.memory_retracted(item_id, doomed.scope, origin, why))
+        events.append(ev.memory_retracted(item_id, doomed.scope, origin, why, ts))
         for edge, scopes in doomed.edges:
             if edge.edge_id not in reported:
                 reported.add(edge.edge_id)
-                events.append(
-                    ev.edge_retracted(edge, origin, why, cause="memory.retract", scopes=scopes)
-                )
+                events.append(ev.edge_retracted(edge, origin, why, cause="memory.retract",
+                                                scopes=scopes, ts=ts))  # fmt: skip
     return events
