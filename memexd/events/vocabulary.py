@@ -21,6 +21,7 @@ from memexd.memory.records import edge_json, item_from_row, item_json, item_json
 from memexd.types import JSONObject, Row
 
 __all__ = [
+    "MEMORY_RETRACTED",
     "Event",
     "Origin",
     "Why",
@@ -219,8 +220,10 @@ def memory_updated(
                   item_ids=(item.id,))  # fmt: skip
 
 
+#: The type of the event whose record is read from its item (see Event.payload).
+MEMORY_RETRACTED = "memory.retracted"
 #: memory.retracted's type and cause: built here and, from its item, when read.
-_RETRACTED = ("memory.retracted", "memory.retract")
+_RETRACTED = (MEMORY_RETRACTED, "memory.retract")
 
 
 def memory_retracted(item_id: str, scope: str, origin: Origin, why: Why, ts: int) -> Event:
@@ -308,7 +311,7 @@ def event_props(event: Event) -> dict[str, Any]:
         "type": event.type,
         "ts": event.ts,
     }
-    if event.type != "memory.retracted":  # its record is its item, final once retracted
+    if event.type != MEMORY_RETRACTED:  # its record is its item, final once retracted
         props["payload"] = event.payload_json or orjson.dumps(event.payload).decode()
     optional = {
         "trace_id": event.trace_id,

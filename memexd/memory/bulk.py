@@ -306,7 +306,7 @@ def _by_item(events: list[Event]) -> dict[str, list[Event]]:
     groups: dict[str, list[Event]] = {}
     current: list[Event] = []
     for event in events:
-        if event.type == "memory.retracted":
+        if event.type == ev.MEMORY_RETRACTED:
             current = groups.setdefault(str(event.subject), [])
         current.append(event)
     return groups

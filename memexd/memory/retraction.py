@@ -24,8 +24,6 @@ from memexd.types import Row
 
 __all__ = ["FENCE_MS", "Doomed", "Retraction", "retraction_events"]
 
-_RETRACTED = "memory.retracted"
-
 #: How long a cascade that lost a race keeps new children away from its
 #: items (it clears the fence when it succeeds; a crash leaves it to expire).
 FENCE_MS = 5_000
@@ -83,9 +81,10 @@ class Retraction:
         live child outside ``order`` may exist (a cascade). The events the
         caller can read, or ``None`` when the state changed since the plan."""
         events = retraction_events(order, plan, origin, why)
-        # memory.retracted events are kept on their items, the edges' as nodes;
-        # "at": each event's place in the command's events (its position - 1)
-        kept = [(at, e) for at, e in enumerate(events) if e.type == _RETRACTED]
+        # memory.retracted events (one per item, in order) are kept on their
+        # items, the edges' as nodes; "at": each event's place among the
+        # command's events (its position - 1)
+        kept = [(at, e) for at, e in enumerate(events) if e.type == ev.MEMORY_RETRACTED]
         params = {
             "ids": list(order),
             "versions": [plan[i].version for i in order],
@@ -98,7 +97,9 @@ class Retraction:
             "closed": closed,
             "fence_ms": FENCE_MS,
             "events": [
-                {**event_props(e), "at": at} for at, e in enumerate(events) if e.type != _RETRACTED
+                {**event_props(e), "at": at}
+                for at, e in enumerate(events)
+                if e.type != ev.MEMORY_RETRACTED
             ],
         }
         rows = await self.graph.write("item_retract", params)
