@@ -20,6 +20,8 @@ EDGE = """mutation($a: ID!, $b: ID!) { createEdge(input: {from: $a, to: $b, kind
   author: "a", sourceKind: "o", authority: 0.5}) { edge { edgeId } } }"""
 INTENT = """mutation { createIntent(input: {label: "ship", priority: 0.5, owner: "user:o"})
   { intent { id } } }"""
+INTENT_IN = """mutation($s: String!) { createIntent(input: {label: "ship", priority: 0.5,
+  owner: "user:o", scope: $s}) { intent { id } } }"""
 TASK = """mutation($i: ID!) { createTask(input: {intentId: $i, action: "write", priority: 0.5})
   { task { id } } }"""
 
@@ -130,6 +132,12 @@ async def test_unreadable_retracted_and_missing_references_all_resolve_to_null(
     await sub.ok('mutation($id: ID!) { retractItem(id: $id, author: "a", reason: "r") '
                  "{ events { type } } }", id=gone["id"])  # fmt: skip
     edge = (await sub.ok(EDGE, a=mine["id"], b=theirs["id"]))["createEdge"]["edge"]["edgeId"]
+    plans = {}
+    for tenant in ("a", "b"):
+        made = await sub.ok(INTENT_IN, s=f"tenant:{tenant}/")
+        plans[tenant] = made["createIntent"]["intent"]["id"]
+        task = (await sub.ok(TASK, i=plans[tenant]))["createTask"]["task"]["id"]
+        plans[f"{tenant}-task"] = task
     reader = sub.with_grants("read:tenant:a/")
     ids = [mine["id"], theirs["id"], gone["id"], MISSING, "not-a-uuid"]
     refs = [reference(i) for i in ids]
@@ -140,6 +148,17 @@ async def test_unreadable_retracted_and_missing_references_all_resolve_to_null(
     ]}}  # fmt: skip
     seen = await reader.ok(ENTITIES, r=[{"__typename": "Edge", "edgeId": edge}])
     assert seen == {"_entities": [None]}  # one end is out of the reader's grants
+    records = [
+        {"__typename": kind, "id": plans[key]}
+        for kind, key in (("Intent", "a"), ("Intent", "b"), ("Task", "a-task"), ("Task", "b-task"))
+    ]
+    found = (await reader.ok(ENTITIES, r=records))["_entities"]
+    assert found == [
+        {"__typename": "Intent", "id": plans["a"], "label": "ship"},
+        None,
+        {"__typename": "Task", "id": plans["a-task"], "action": "write"},
+        None,
+    ]
 
 
 async def test_references_need_credentials_like_any_read(sub: Api) -> None:
