@@ -24,7 +24,8 @@ from memexd.memory.text import ensure_index
 from memexd.server import explorer, graphiql
 from memexd.server.http import BodyLimit, Shortcut
 from memexd.server.ingest import ingest_route
-from memexd.server.view import GraphQLApp, Holder, origin_of
+from memexd.server.origin import origin_of
+from memexd.server.view import GraphQLApp, Holder
 from memexd.settings import Settings, load_settings
 from memexd.types import GraphStore
 

@@ -6,12 +6,10 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
-import re
 from typing import Any, overload
 
 import orjson
 from cross_web import AsyncHTTPRequestAdapter, HTTPException
-from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
@@ -30,7 +28,6 @@ from memexd.access.gate import Gate
 from memexd.access.grants import NOBODY
 from memexd.core import Memex
 from memexd.errors import StorageUnavailable, Unauthenticated
-from memexd.events.vocabulary import Origin
 from memexd.feed.hub import Feed
 from memexd.feed.transport import FeedTransport, close_reason, subscribes
 from memexd.memory.validation import long_number
@@ -40,14 +37,13 @@ from memexd.server.context import Context
 from memexd.server.execution import Operations
 from memexd.server.extensions import coded
 from memexd.server.http import error_body
+from memexd.server.origin import origin_of
 from memexd.settings import Settings
 
-__all__ = ["GraphQLApp", "Holder", "origin_of"]
+__all__ = ["GraphQLApp", "Holder"]
 
 log = logging.getLogger("memexd.server")
 
-_TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
-_TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
 #: Where a rejected ``connection_init`` leaves its close code and reason.
 _REJECTION = "memexd.rejection"
 #: graphql-transport-ws close codes: bad credentials, and no grant.
@@ -58,34 +54,6 @@ class Holder:
     """The running core; filled at start-up (or at once when a store is given)."""
 
     memex: Memex | None = None
-
-
-def origin_of(headers: Any) -> Origin:
-    """Trace id from ``x-trace-id`` or a W3C ``traceparent`` header; cause id
-    from ``x-cause-id`` (what made the caller act: an event id, a request id).
-    Values that are not short plain tokens are ignored, never stored."""
-    if isinstance(headers, Headers):
-        headers = _tracing(headers.raw)
-    cause = headers.get("x-cause-id")
-    cause = cause if cause and _TRACE.fullmatch(cause) else None
-    trace = headers.get("x-trace-id")
-    if trace and _TRACE.fullmatch(trace):
-        return Origin(trace_id=trace, cause_id=cause)
-    parent = _TRACEPARENT.fullmatch(headers.get("traceparent", ""))
-    return Origin(trace_id=parent.group(1) if parent else None, cause_id=cause)
-
-
-def _tracing(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
-    """The first of each tracing header, as ``Headers.get`` gives it, in one
-    pass over the raw headers (three lookups cost a point read ~3 µs)."""
-    found: dict[str, str] = {}
-    for name, value in raw:
-        if name in _TRACING and _TRACING[name] not in found:
-            found[_TRACING[name]] = value.decode("latin-1")
-    return found
-
-
-_TRACING = {b"x-cause-id": "x-cause-id", b"x-trace-id": "x-trace-id", b"traceparent": "traceparent"}
 
 
 def _no_constants(name: str) -> Any:
