@@ -228,10 +228,11 @@ _RETRACTED = (MEMORY_RETRACTED, "memory.retract")
 
 def memory_retracted(item_id: str, scope: str, origin: Origin, why: Why, ts: int) -> Event:
     """The whole item as it was when retracted: its payload is left to
-    :func:`retracted_payload`, from the item once it is retracted. Kept on
-    the item, not as a node (docs/events.md, "Storage"): see
-    :func:`retraction_marks` and :func:`retraction_from_row`."""
-    return Event(id=new_id(), namespace="memory", type=_RETRACTED[0], ts=ts, payload=None,
+    :func:`retracted_payload`, from the item once it is retracted. Retracting
+    an item or a cascade keeps the event on the item (:func:`retraction_marks`,
+    :func:`retraction_from_row`; docs/events.md, "Storage"); a bulk transform
+    stores it as a node without payload."""
+    return Event(id=new_id(), namespace="memory", type=MEMORY_RETRACTED, ts=ts, payload=None,
                  trace_id=origin.trace_id, cause_id=origin.cause_id,
                  author=why.author, reason=why.reason, scope=scope, scopes=(scope,),
                  subject=item_id, item_ids=(item_id,))  # fmt: skip
@@ -341,7 +342,7 @@ def retraction_from_row(row: Row) -> Event:
     reads it."""
     item = item_from_row(row["item"])
     return Event(
-        id=row["id"], namespace="memory", type=_RETRACTED[0], ts=int(row["ts"]),
+        id=row["id"], namespace="memory", type=MEMORY_RETRACTED, ts=int(row["ts"]),
         payload=retracted_payload(item), trace_id=row.get("trace_id"),
         cause_id=row.get("cause_id"), author=row.get("author"), reason=row.get("reason"),
         scope=item.scope, subject=item.id,
