@@ -26,7 +26,7 @@ from memexd.events.vocabulary import (
 )
 from memexd.graph import Graph
 from memexd.ids import creation_event_id
-from memexd.memory.records import item_from_row
+from memexd.memory.reads import ItemReads
 from memexd.memory.validation import (
     Limits,
     check_ids,
@@ -117,8 +117,7 @@ class EventLog:
         deferred = [e.subject for e in events if e.payload is None and e.subject]
         if not deferred:
             return builtins.list(events)
-        rows = await self.graph.read("item_get", {"ids": deferred, "include_retracted": True})
-        items = {r["item"]["id"]: item_from_row(r["item"]) for r in rows}
+        items = await ItemReads(self.graph, self.limits).fetch(deferred, include_retracted=True)
         return [e if e.payload is not None else
                 replace(e, payload=retracted_payload(items.get(e.subject or "")))
                 for e in events]  # fmt: skip
