@@ -3,12 +3,15 @@
 // every retracted item still live at the version read, and the live edges
 // touching the retracted items exactly $edge_ids. Updated items take their
 // new properties; retracted items and those edges become tombstones, as in
-// item_retract; the events are appended in the batch's order.
+// item_retract; the events are logged in the batch's order.
 // ok = false: the state moved on (or an item is no longer the caller's to
 // write); the caller reads again.
 // Each updated item's memory.created event becomes a node first (u.created,
-// @log_creation).
-// @params updates doomed edge_ids events writable
+// @log_creation); each retracted item keeps its memory.retracted event
+// (d.event_id at d.at, @log_retracted); the other events ($events) are nodes
+// at their places among the $count (@log_lock, @log_placed).
+// @params updates doomed edge_ids events count marks writable
+@log_lock()
 CALL {
   UNWIND $updates AS u
   MATCH (n:Item {id: u.id})
@@ -19,16 +22,17 @@ CALL {
   UNWIND $doomed AS d
   MATCH (n:Item {id: d.id})
   WHERE n.retracted = false AND n.version = d.version AND @writable(n)
-  RETURN collect(n) AS gone
+  RETURN collect({node: n, event_id: d.event_id, at: d.at}) AS gone
 }
 CALL {
   WITH gone
-  UNWIND gone AS x
+  UNWIND gone AS g
+  WITH g.node AS x
   OPTIONAL MATCH (x)-[r]-(:Item)
   WHERE r.edge_id IS NOT NULL AND r.retracted = false
   RETURN collect(DISTINCT r) AS edges
 }
-WITH changed, gone, edges,
+WITH log_seq, log_base, changed, gone, edges,
      size(changed) = size($updates) AND size(gone) = size($doomed)
        AND size(edges) = size($edge_ids) AND all(r IN edges WHERE r.edge_id IN $edge_ids) AS ok
 CALL {
@@ -40,10 +44,14 @@ CALL {
   @log_creation(n, created)
   RETURN count(*) AS updated
 }
-FOREACH (n IN CASE WHEN ok THEN gone ELSE [] END |
-  SET n.retracted = true, n.version = n.version + 1)
+CALL {
+  WITH gone, ok, log_base
+  UNWIND CASE WHEN ok THEN gone ELSE [] END AS g
+  WITH g.node AS n, g.event_id AS event_id, g.at AS at, log_base
+  @log_retracted(n, event_id, at, $marks)
+  RETURN count(*) AS retracted
+}
 FOREACH (r IN CASE WHEN ok THEN edges ELSE [] END |
   SET r.retracted = true, r.version = r.version + 1)
-WITH ok, CASE WHEN ok THEN $events ELSE [] END AS events
-@log_events(events, null, null)
+@log_placed(ok, $events, $count)
 RETURN ok

@@ -1,9 +1,7 @@
 // Event nodes logged after one log position and up to another, in commit
 // order, optionally filtered (the event log query and the live feed's reads;
-// event_list_created reads the memory.created events stored as their items).
-// A memory.retracted event keeps no payload: its record is its item, which
-// a retraction leaves final (docs/events.md, "Storage"); `item` is that item,
-// covered by the event's own grant (its scope).
+// event_list_created and event_list_retracted read the events kept on their
+// items: docs/events.md, "Storage").
 // An event matches a scope prefix when any scope it tells about does (an
 // edge event tells about both ends), and an item id when it is about that
 // item (an item event: the item; an edge event: both ends). Every event
@@ -19,8 +17,4 @@ WHERE e.seq > $after AND e.seq <= $upto
 WITH e
 ORDER BY e.seq
 LIMIT $limit
-// Only those events look their item up (a plain value: see item_retract).
-WITH e, CASE WHEN e.payload IS NULL THEN e.subject END AS record_id
-OPTIONAL MATCH (i:Item {id: record_id})
-WHERE @readable(i)
-RETURN @event(e) AS event, e.seq AS seq, @item(i) AS item
+RETURN @event(e) AS event, e.seq AS seq

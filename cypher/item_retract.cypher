@@ -12,11 +12,9 @@
 // cannot be starved by a busy writer (a fence left by a crash expires).
 // ok = false: the state moved on, or an item is not the caller's to write.
 // (No filter on ok: FalkorDB would move it above the fencing FOREACH.)
-// The log: each item keeps its own memory.retracted event (its id
-// $event_ids[i], $marks, and its position: docs/events.md, "Storage"), the
-// edges' events ($events) are nodes; `at` is each event's place among the
-// command's $count events. The counter is locked first and moved on only
-// when ok, as in shapes/log_events (positions stay dense and in order).
+// The log: each item keeps its own memory.retracted event ($event_ids[i]
+// at $at[i], @log_retracted), the edges' events ($events) are nodes; the
+// counter is locked first and moved on only when ok (@log_lock, @log_placed).
 // Linear in FalkorDB (10,000 items): one SET per item (every SET re-indexes
 // the node), the id a plain value before the lookup (`{id: $ids[i]}` is
 // quadratic), subqueries that drop the collected list before they match
@@ -24,16 +22,13 @@
 // into the log, not in a variable (every WITH copies the lists it carries).
 // OPTIONAL MATCH keeps the row of an item that moved on (ok is then false).
 // @params ids versions event_ids at marks count edge_ids closed fence_ms events readable writable
-MATCH (log_seq:Counter {name: 'event'})
-SET log_seq.locked = true
-WITH log_seq, log_seq.value AS log_base
+@log_lock()
 UNWIND range(0, size($ids) - 1) AS i
 WITH log_seq, log_base, $ids[i] AS id, $versions[i] AS version, $event_ids[i] AS event_id,
      $at[i] AS at
 OPTIONAL MATCH (n:Item {id: id})
 WHERE n.retracted = false AND n.version = version AND @writable(n)
-SET n += $marks, n.retracted = true, n.version = version + 1, n.retracted_event = event_id,
-    n.retracted_seq = log_base + at + 1
+@log_retracted(n, event_id, at, $marks)
 WITH log_seq, log_base, collect(n) AS doomed
 CALL {
   WITH doomed
@@ -70,9 +65,5 @@ FOREACH (n IN CASE WHEN ok THEN [f IN doomed WHERE f.fence_until IS NOT NULL] EL
   SET n.fence_until = null)
 FOREACH (r IN CASE WHEN ok THEN edges ELSE [] END |
   SET r.retracted = true, r.version = r.version + 1)
-SET log_seq.value = log_base + CASE WHEN ok THEN $count ELSE 0 END, log_seq.locked = null
-FOREACH (log_i IN CASE WHEN ok THEN range(0, size($events) - 1) ELSE [] END |
-  CREATE (log_e:Event)
-  SET log_e = $events[log_i], log_e.seq = log_base + $events[log_i].at + 1
-  SET log_e.at = null)
+@log_placed(ok, $events, $count)
 RETURN ok

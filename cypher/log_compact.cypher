@@ -3,7 +3,7 @@
 // Its memory.created and memory.updated event nodes go; its creation event
 // is the item node again (as for an item never changed, shapes/log_creation),
 // keeping its id, position, time, trace and cause; a memory.retracted event
-// stays (a node, or kept on the item). Left alone: an item with a newer event, or whose creation event was
+// stays (kept on the item). Left alone: an item with a newer event, or whose creation event was
 // logged before its id was derived from the item's (migration 0009), as
 // folding it would change the event's id. Run by the operator's command.
 // @params items before

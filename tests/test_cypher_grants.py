@@ -40,8 +40,6 @@ UNGUARDED = {
     "contradiction_pair": {"a", "b"},
     # the far end of an edge that goes with a retracted item, whoever owns it
     "item_retract_plan": {"o"},
-    # the event nodes it logs (as shapes/log_events does, inlined there)
-    "item_retract": {"log_e"},
 }
 _BINDS = re.compile(r"\((\w+):(?:/\*<label>\*/)?(?:Item|Event|Intent|Task)\b")
 _GRANTED = re.compile(r"@(?:readable|writable|readable_event)\((\w+)\)")

@@ -288,3 +288,29 @@ async def test_an_upgraded_graph_reads_its_stored_creation_events_once(
     assert (event["id"], event["author"]) == (stored["id"], "agent:x")
     assert event["payload"] == virtual["payload"]
     assert [m.version for m in await migrate(api.graph)] == []
+
+
+async def test_an_upgraded_graph_keeps_its_retraction_events_on_the_items(
+    api: Api, store: GraphStore
+) -> None:
+    """Before migration 0010 a memory.retracted event was a node of its own:
+    the migration moves it onto its item, and the log reads it the same."""
+    item = await api.create(scope="proj:a")
+    await api.ok('mutation($id: ID!) { retractItem(id: $id, author: "u", reason: "r") '
+                 "{ events { id } } }", id=item["id"])  # fmt: skip
+    before = (await api.ok(LOG))["events"]
+    await store.write(
+        "MATCH (n:Item {id: $id}) CREATE (e:Event) SET e = {id: n.retracted_event, "
+        "namespace: 'memory', type: 'memory.retracted', seq: n.retracted_seq, "
+        "ts: n.retracted_at, author: n.retracted_by, reason: n.retracted_reason, "
+        "scope: n.scope, scopes: [n.scope], subject: n.id, item_ids: [n.id]}",
+        {"id": item["id"]},
+    )
+    for mark in ("event", "seq", "at", "by", "reason"):
+        await store.write(f"MATCH (n:Item {{id: $id}}) SET n.retracted_{mark} = null",
+                          {"id": item["id"]})  # fmt: skip
+    await store.write("MATCH (m:Migration {version: 10}) DELETE m", {})
+    assert [m.version for m in await migrate(api.graph)] == [10]
+    assert (await api.ok(LOG))["events"] == before
+    nodes = await store.read("MATCH (e:Event {type: 'memory.retracted'}) RETURN e.id AS id", {})
+    assert nodes == []

@@ -135,5 +135,5 @@ class EventLog:
         stored = await self.graph.read("event_list", params)
         page = {int(r["seq"]): created_from_row(r) for r in created}
         page.update((int(r["seq"]), retraction_from_row(r)) for r in retracted)
-        page.update((int(r["seq"]), event_from_row(r["event"], r["item"])) for r in stored)
+        page.update((int(r["seq"]), event_from_row(r["event"])) for r in stored)
         return [Logged(seq, page[seq]) for seq in sorted(page)[:limit]]

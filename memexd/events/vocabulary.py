@@ -228,10 +228,9 @@ _RETRACTED = (MEMORY_RETRACTED, "memory.retract")
 
 def memory_retracted(item_id: str, scope: str, origin: Origin, why: Why, ts: int) -> Event:
     """The whole item as it was when retracted: its payload is left to
-    :func:`retracted_payload`, from the item once it is retracted. Retracting
-    an item or a cascade keeps the event on the item (:func:`retraction_marks`,
-    :func:`retraction_from_row`; docs/events.md, "Storage"); a bulk transform
-    stores it as a node without payload."""
+    :func:`retracted_payload`, from the item once it is retracted. The item
+    keeps the event (:func:`retraction_marks`,
+    :func:`retraction_from_row`; docs/events.md, "Storage")."""
     return Event(id=new_id(), namespace="memory", type=MEMORY_RETRACTED, ts=ts, payload=None,
                  trace_id=origin.trace_id, cause_id=origin.cause_id,
                  author=why.author, reason=why.reason, scope=scope, scopes=(scope,),
@@ -312,8 +311,9 @@ def event_props(event: Event) -> dict[str, Any]:
         "type": event.type,
         "ts": event.ts,
     }
-    if event.type != MEMORY_RETRACTED:  # its record is its item, final once retracted
-        props["payload"] = event.payload_json or orjson.dumps(event.payload).decode()
+    if event.payload is None:  # a memory.retracted event: its item keeps it, never a node
+        raise ValueError(f"{event.type} {event.id} is kept on its item, not stored as a node")
+    props["payload"] = event.payload_json or orjson.dumps(event.payload).decode()
     optional = {
         "trace_id": event.trace_id,
         "cause_id": event.cause_id,
@@ -349,22 +349,14 @@ def retraction_from_row(row: Row) -> Event:
     )  # fmt: skip
 
 
-def _retracted_payload(item: Row | None) -> JSONObject:
-    if item is None or item.get("id") is None:
-        return retracted_payload(None)
-    return retracted_payload(item_from_row(item))
-
-
-def event_from_row(row: Row, item: Row | None = None) -> Event:
-    """An event node as ``@event`` reads it; ``item``: the item of a
-    memory.retracted event, which holds its record (``cypher/event_list``)."""
-    text = row["payload"]
+def event_from_row(row: Row) -> Event:
+    """An event node as ``@event`` reads it."""
     return Event(
         id=row["id"],
         namespace=row["namespace"],
         type=row["type"],
         ts=int(row["ts"]),
-        payload=orjson.loads(text) if text is not None else _retracted_payload(item),
+        payload=orjson.loads(row["payload"]),
         trace_id=row.get("trace_id"),
         cause_id=row.get("cause_id"),
         author=row.get("author"),

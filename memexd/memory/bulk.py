@@ -25,7 +25,7 @@ from typing import Any
 from memexd.concurrency import compare_and_set
 from memexd.errors import BadUserInput
 from memexd.events import vocabulary as ev
-from memexd.events.vocabulary import Event, Origin, Why, event_props
+from memexd.events.vocabulary import Event, Origin, Why
 from memexd.graph import Graph
 from memexd.ids import MAX_TIME_MS
 from memexd.memory import validation as check
@@ -33,7 +33,7 @@ from memexd.memory.filters import Expr, MemoryFilter, Range, conjoin, order_by, 
 from memexd.memory.meta import flatten_meta
 from memexd.memory.model import Item, ItemPatch, SortKey
 from memexd.memory.records import item_from_row, item_props, nulls_apart
-from memexd.memory.retraction import Retraction, retraction_events
+from memexd.memory.retraction import Retraction, placement, retraction_events
 from memexd.memory.validation import Limits
 
 __all__ = ["BulkCommands", "BulkOptions", "ScoreChange", "ScoreRanges", "Transform"]
@@ -220,9 +220,10 @@ class BulkCommands:
             updates.append({"id": item.id, "version": version, "props": props,
                             "removed": removed, "created": ev.creation_record(item)})  # fmt: skip
         edge_ids = sorted({e.edge_id for i in doomed for e, _ in retracting[i].edges})
-        params = {"updates": updates, "edge_ids": edge_ids,
-                  "doomed": [{"id": i, "version": v} for i, v in doomed.items()],
-                  "events": [event_props(e) for e in events]}  # fmt: skip
+        kept, logged = placement(events)
+        params = {"updates": updates, "edge_ids": edge_ids, **logged,
+                  "doomed": [{"id": i, "version": v, "event_id": kept[i][0], "at": kept[i][1]}
+                             for i, v in doomed.items()]}  # fmt: skip
         if events:
             rows = await self.graph.write("bulk_apply", params)
             if not rows or not rows[0]["ok"]:

@@ -14,6 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, Why, event_props
@@ -22,7 +23,7 @@ from memexd.memory.model import Edge
 from memexd.memory.records import edge_from_row
 from memexd.types import Row
 
-__all__ = ["FENCE_MS", "Doomed", "Retraction", "retraction_events"]
+__all__ = ["FENCE_MS", "Doomed", "Retraction", "placement", "retraction_events"]
 
 #: How long a cascade that lost a race keeps new children away from its
 #: items (it clears the fence when it succeeds; a crash leaves it to expire).
@@ -81,26 +82,17 @@ class Retraction:
         live child outside ``order`` may exist (a cascade). The events the
         caller can read, or ``None`` when the state changed since the plan."""
         events = retraction_events(order, plan, origin, why)
-        # memory.retracted events (one per item, in order) are kept on their
-        # items, the edges' as nodes; "at": each event's place among the
-        # command's events (its position - 1)
-        kept = [(at, e) for at, e in enumerate(events) if e.type == ev.MEMORY_RETRACTED]
+        kept, logged = placement(events)
         params = {
             "ids": list(order),
             "versions": [plan[i].version for i in order],
-            "event_ids": [e.id for _, e in kept],
-            "at": [at for at, _ in kept],
-            "marks": ev.retraction_marks(events[0]),
-            "count": len(events),
+            "event_ids": [kept[i][0] for i in order],
+            "at": [kept[i][1] for i in order],
             # sorted: the statement compares them with its own, in order
             "edge_ids": sorted({e.edge_id for i in order for e, _ in plan[i].edges}),
             "closed": closed,
             "fence_ms": FENCE_MS,
-            "events": [
-                {**event_props(e), "at": at}
-                for at, e in enumerate(events)
-                if e.type != ev.MEMORY_RETRACTED
-            ],
+            **logged,
         }
         rows = await self.graph.write("item_retract", params)
         if not rows or not rows[0]["ok"]:
@@ -114,6 +106,24 @@ def _doomed(row: Row, edges: list[tuple[Edge, tuple[str, str]]]) -> Doomed:
     edges.sort(key=lambda pair: (pair[0].seq, pair[0].edge_id))
     return Doomed(row["id"], row["scope"], int(row.get("seq") or 0), int(row["created_at"]),
                   int(row["version"]), tuple(edges))  # fmt: skip
+
+
+def placement(events: Sequence[Event]) -> tuple[dict[str, tuple[str, int]], dict[str, Any]]:
+    """How a command that retracts items logs ``events`` (``@log_lock``,
+    ``@log_retracted``, ``@log_placed``): each memory.retracted event on its
+    item (item id → the event's id and its place among ``events``), the rest
+    as nodes at their places; the statement's ``events``, ``count`` and
+    ``marks`` (what all its retractions share) parameters."""
+    kept: dict[str, tuple[str, int]] = {}
+    placed: list[dict[str, Any]] = []
+    for at, event in enumerate(events):
+        if event.type == ev.MEMORY_RETRACTED and event.subject is not None:
+            kept[event.subject] = (event.id, at)
+        else:
+            placed.append({**event_props(event), "at": at})
+    first = next((e for e in events if e.type == ev.MEMORY_RETRACTED), None)
+    marks = {} if first is None else ev.retraction_marks(first)
+    return kept, {"events": placed, "count": len(events), "marks": marks}
 
 
 def retraction_events(
