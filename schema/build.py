@@ -12,6 +12,7 @@ from typing import Any
 
 import strawberry
 from graphql import print_schema
+from memexd.schema.common import QuietErrors
 from memexd.schema.federation import SubgraphSchema, without_federation
 from memexd.schema.mutation import Mutation
 from memexd.schema.query import Query
@@ -24,7 +25,7 @@ from memexd.settings import Settings
 __all__ = ["build_schema", "sdl", "subgraph_sdl"]
 
 
-class _Schema(strawberry.Schema):
+class _Schema(QuietErrors, strawberry.Schema):
     def __init__(self, **kwargs: Any) -> None:
         # The entity types carry their federation keys for the subgraph build;
         # the plain schema neither serves nor prints them (stripped below).
@@ -33,9 +34,6 @@ class _Schema(strawberry.Schema):
             super().__init__(**kwargs)
         self._schema = without_federation(self._schema)
         self._schema._strawberry_schema = self  # type: ignore[attr-defined]
-
-    def process_errors(self, errors: Any, execution_context: Any = None) -> None:
-        """Client errors are not server incidents; ``ErrorCodes`` logs internal ones."""
 
 
 def build_schema(settings: Settings | None = None) -> strawberry.Schema:

@@ -12,9 +12,17 @@ from strawberry.schema.config import StrawberryConfig
 from memexd.memory.model import Direction as DirectionRecord
 from memexd.server.context import Context
 
-__all__ = ["Direction", "Info", "flat"]
+__all__ = ["Direction", "Info", "QuietErrors", "flat"]
 
 Info: TypeAlias = strawberry.Info[Context, None]
+
+
+class QuietErrors:
+    """For the schema classes (plain and subgraph): Strawberry logs every error
+    of every request, but a caller's mistake is not a server incident."""
+
+    def process_errors(self, errors: Any, execution_context: Any = None) -> None:
+        """Nothing: ``ErrorCodes`` logs the internal ones."""
 
 
 @strawberry.enum(description="Which edges of an item: leaving it, entering it, or both.")

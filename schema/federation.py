@@ -23,7 +23,7 @@ from typing import Any, Final, Protocol, cast
 
 import strawberry
 from graphql import GraphQLDirective, GraphQLSchema, get_named_type, specified_scalar_types
-from memexd.schema.common import Info
+from memexd.schema.common import Info, QuietErrors
 from strawberry.federation.schema import FederationAny
 from strawberry.federation.schema_directives import FederationDirective, Inaccessible, Key
 from strawberry.schema_directive import StrawberrySchemaDirective
@@ -56,16 +56,13 @@ class Entity(Protocol):
     def resolve_reference(cls, info: Info, key: str) -> Awaitable[object | None]: ...
 
 
-class SubgraphSchema(strawberry.federation.Schema):
+class SubgraphSchema(QuietErrors, strawberry.federation.Schema):
     """Strawberry's federation schema with checked, batched entity references."""
 
     def __init__(self, *, max_references: int, **kwargs: Any) -> None:
         self.max_references = max_references
         super().__init__(federation_version=FEDERATION_VERSION, **kwargs)
         self.entities = _entity_keys(self)
-
-    def process_errors(self, errors: Any, execution_context: Any = None) -> None:
-        """Client errors are not server incidents; ``ErrorCodes`` logs internal ones."""
 
     def entities_resolver(
         self, info: Info, representations: list[FederationAny]

@@ -4,6 +4,7 @@ The real gateway is in ``test_federation_gateway.py``."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import pytest
@@ -164,3 +165,17 @@ async def test_unreadable_retracted_and_missing_references_all_resolve_to_null(
 async def test_references_need_credentials_like_any_read(sub: Api) -> None:
     sub.with_grants("read:x/")  # a key exists: requests without one are refused
     assert await sub.codes(ENTITIES, r=[reference(MISSING)]) == ["UNAUTHENTICATED"]
+
+
+async def test_callers_mistakes_are_not_logged_as_server_errors(
+    make_api: ApiFactory, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Plain and subgraph schemas alike: a bad request is answered with its
+    code, and Strawberry's error log stays quiet."""
+    caplog.set_level(logging.ERROR, logger="strawberry.execution")
+    for federation in (False, True):
+        api = await make_api(federation=federation)
+        assert await api.codes("{ item(id: 7) { id } }") == ["BAD_USER_INPUT"]
+    sub = await make_api(federation=True)
+    assert await sub.codes(ENTITIES, r=["not an object"]) == ["BAD_USER_INPUT"]
+    assert [r for r in caplog.records if r.name == "strawberry.execution"] == []
