@@ -1,7 +1,7 @@
 // Event nodes logged after one log position and up to another, in commit
 // order, optionally filtered (the event log query and the live feed's reads;
-// event_list_created and event_list_retracted read the events kept on their
-// items: docs/events.md, "Storage").
+// event_list_kept reads the events kept on their items: docs/events.md,
+// "Storage").
 // An event matches a scope prefix when any scope it tells about does (an
 // edge event tells about both ends), and an item id when it is about that
 // item (an item event: the item; an edge event: both ends). Every event

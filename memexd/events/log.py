@@ -17,13 +17,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from memexd.errors import BadUserInput
-from memexd.events.vocabulary import (
-    Event,
-    created_from_row,
-    event_from_row,
-    retracted_payload,
-    retraction_from_row,
-)
+from memexd.events.vocabulary import Event, event_from_row, kept_from_row, retracted_payload
 from memexd.graph import Graph
 from memexd.ids import creation_event_id
 from memexd.memory.reads import ItemReads
@@ -127,13 +121,11 @@ class EventLog:
     ) -> builtins.list[Logged]:
         """The events matching ``flt`` in ``(after, upto]``, the first ``limit`` of them."""
         params = {"after": after, "upto": upto, "limit": limit, **flt.params}
-        # Items first: an item changing between the two reads moves its event
-        # from the first part to the second, so it is read twice, not missed.
-        # (A retracted item, which keeps its memory.retracted event, never changes.)
-        created = await self.graph.read("event_list_created", params)
-        retracted = await self.graph.read("event_list_retracted", params)
+        # Items first: an item changing between the two reads moves its
+        # memory.created event from the first read to the second, so it is read
+        # twice, not missed (a retracted item never changes again).
+        kept = await self.graph.read("event_list_kept", params)
         stored = await self.graph.read("event_list", params)
-        page = {int(r["seq"]): created_from_row(r) for r in created}
-        page.update((int(r["seq"]), retraction_from_row(r)) for r in retracted)
+        page = {int(r["seq"]): kept_from_row(r) for r in kept}
         page.update((int(r["seq"]), event_from_row(r["event"])) for r in stored)
         return [Logged(seq, page[seq]) for seq in sorted(page)[:limit]]

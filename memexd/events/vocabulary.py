@@ -33,6 +33,7 @@ __all__ = [
     "edge_updated",
     "event_from_row",
     "event_props",
+    "kept_from_row",
     "lifecycle",
     "memory_created",
     "memory_retracted",
@@ -199,7 +200,7 @@ def creation_record(item: Item) -> dict[str, Any]:
 
 def created_from_row(row: Row) -> Event:
     """The memory.created event of an item read with ``@item`` beside its
-    marks (``ts``, ``trace_id``, ``cause_id``), as ``cypher/event_list_created`` returns it."""
+    marks (``ts``, ``trace_id``, ``cause_id``), as ``cypher/event_list_kept`` returns it."""
     item = item_from_row(row["item"])
     ts = item.created_at if row.get("ts") is None else int(row["ts"])
     return memory_created(item, Origin(row.get("trace_id"), row.get("cause_id")), ts=ts)
@@ -338,8 +339,8 @@ def retraction_marks(event: Event) -> JSONObject:
 
 
 def retraction_from_row(row: Row) -> Event:
-    """A memory.retracted event kept on its item, as ``event_list_retracted``
-    reads it."""
+    """A memory.retracted event kept on its item, as ``cypher/event_list_kept``
+    returns it."""
     item = item_from_row(row["item"])
     return Event(
         id=row["id"], namespace="memory", type=MEMORY_RETRACTED, ts=int(row["ts"]),
@@ -347,6 +348,11 @@ def retraction_from_row(row: Row) -> Event:
         cause_id=row.get("cause_id"), author=row.get("author"), reason=row.get("reason"),
         scope=item.scope, subject=item.id,
     )  # fmt: skip
+
+
+def kept_from_row(row: Row) -> Event:
+    """An event kept on its item (``cypher/event_list_kept``): by its ``type``."""
+    return retraction_from_row(row) if row["type"] == MEMORY_RETRACTED else created_from_row(row)
 
 
 def event_from_row(row: Row) -> Event:
