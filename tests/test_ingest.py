@@ -4,6 +4,7 @@ same validation, grants and events as ``createItems``."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -16,12 +17,16 @@ import pytest
 
 from memexd.core import Memex
 from memexd.events.vocabulary import Origin
+from memexd.graph import Statement
+from memexd.graph.falkordb_wire import Encoded, encode_params
 from memexd.graph.migrations import migrate
 from memexd.ids import uuid7_at
+from memexd.memory.creation import Prepared
+from memexd.memory.items import ItemCommands
 from memexd.settings import Settings
 from memexd.transplant.memories import import_records
 from memexd.transplant.slices import ImportOptions
-from memexd.types import GraphStore
+from memexd.types import GraphStore, Params, Row
 from tests.conftest import ApiFactory
 from tests.support import Api
 
@@ -240,6 +245,50 @@ async def test_import_records_in_pipelined_batches(store: GraphStore) -> None:
     assert [k.id for k in kids] == [uid(1)]
     events = await memex.events.list(None, None, 100)
     assert len([e for e in events if e.type == "memory.created"]) == 10
+
+
+class HeldWrites:
+    """A store whose writes wait until the test lets them through."""
+
+    def __init__(self, inner: GraphStore) -> None:
+        self.inner, self.backend = inner, inner.backend
+        self.writing, self.go = asyncio.Event(), asyncio.Event()
+
+    async def read(self, text: str, params: Params) -> list[Row]:
+        return await self.inner.read(text, params)
+
+    async def write(self, text: str, params: Params) -> list[Row]:
+        self.writing.set()
+        await self.go.wait()
+        return await self.inner.write(text, params)
+
+
+async def test_the_next_batch_is_ready_while_one_is_written(
+    store: GraphStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    held = HeldWrites(store)
+    memex = Memex(held, Settings(max_batch=2))  # type: ignore[arg-type]
+    made: list[Statement] = []
+    statement = ItemCommands.statement
+
+    def spy(self: ItemCommands, batch: Prepared) -> Statement:
+        made.append(statement(self, batch))
+        return made[-1]
+
+    monkeypatch.setattr(ItemCommands, "statement", spy)
+    records = [(f"line {n}", record(n)) for n in range(6)]
+    run = asyncio.create_task(import_records(memex, records, ImportOptions(), Origin()))
+    await held.writing.wait()
+    for _ in range(100):  # the writer goes on while the first batch is held
+        await asyncio.sleep(0.001)
+    assert len(made) == 2, "batch 2 is built and encoded before batch 1 lands"
+    if store.backend == "falkordb":
+        assert all(type(s.params) is Encoded for s in made)
+        assert made[1].params.wire == encode_params(dict(made[1].params)).encode()
+    held.go.set()
+    report = await run
+    assert report.created.memories == [uid(n) for n in range(6)]
+    assert len(made) == 3
 
 
 MEMEXD = str(Path(sys.executable).with_name("memexd"))

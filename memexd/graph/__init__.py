@@ -6,14 +6,27 @@ override files; everything above speaks :class:`Graph`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, NamedTuple
 
 from memexd.access.grants import EVERYTHING, Access
 from memexd.graph.cypher import Fragment, Queries
-from memexd.types import GraphStore, Row
+from memexd.graph.falkordb_wire import Encoded
+from memexd.types import GraphStore, Params, Row
 
-__all__ = ["Fragment", "Graph"]
+__all__ = ["Fragment", "Graph", "Statement"]
+
+#: How each engine takes parameters ahead of sending: FalkorDB reads them as
+#: Cypher text, encoded here; the others take them as they are.
+_AHEAD: dict[str, Callable[[Params], Params]] = {"falkordb": Encoded}
+
+
+class Statement(NamedTuple):
+    """A named write bound to its parameters (the caller's grants included)
+    and encoded as its engine takes them: :meth:`Graph.statement`."""
+
+    text: str
+    params: Params
 
 
 class Graph:
@@ -50,6 +63,19 @@ class Graph:
         self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment
     ) -> list[Row]:
         return await self.store.write(*self._bind(name, params, slots))
+
+    def statement(
+        self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment
+    ) -> Statement:
+        """A write made ready to send: bulk paths make batch N+1 ready while
+        the engine writes batch N (encoding is CPU the engine need not wait for)."""
+        text, bound = self._bind(name, params, slots)
+        ahead = _AHEAD.get(self.backend)
+        return Statement(text, bound if ahead is None else ahead(bound))
+
+    async def send(self, statement: Statement) -> list[Row]:
+        """Run a write made ready by :meth:`statement`."""
+        return await self.store.write(statement.text, statement.params)
 
     def _bind(
         self, name: str, params: Mapping[str, Any] | None, slots: Mapping[str, str | Fragment]

@@ -27,7 +27,7 @@ from redis.exceptions import ResponseError
 from memexd.errors import ResourceExhausted, StorageUnavailable
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.errors import ConnectionLost, EngineUnreachable, MissingGraph, falkordb_errors
-from memexd.graph.falkordb_wire import encode_params, encoded, pack, pack_args, pack_head, rows
+from memexd.graph.falkordb_wire import encoded, header, pack, pack_args, pack_head, rows
 from memexd.types import Params, Row
 
 __all__ = ["FalkorStore"]
@@ -157,7 +157,7 @@ class FalkorStore:
             await self._engine.stop()
 
     async def _run(self, text: str, params: Params, *, read_only: bool) -> list[Row]:
-        query = encode_params(params).encode() + encoded(text)
+        query = header(params) + encoded(text)
         command = self._heads[read_only] + b"$%d\r\n" % len(query) + query + self._tail
         try:
             return await self._send(command)

@@ -14,7 +14,16 @@ from typing import Any
 from memexd.errors import BadUserInput, StorageError
 from memexd.types import Params, Row
 
-__all__ = ["encode_params", "encoded", "pack", "pack_args", "pack_head", "rows"]
+__all__ = [
+    "Encoded",
+    "encode_params",
+    "encoded",
+    "header",
+    "pack",
+    "pack_args",
+    "pack_head",
+    "rows",
+]
 
 _INT64 = (-(1 << 63), (1 << 63) - 1)
 
@@ -106,6 +115,27 @@ def _map_value(pairs: list[Any]) -> dict[str, Any]:
 
 # FalkorDB's compact result value types (falkordb's ResultSetScalarTypes)
 _NULL, _STRING, _INTEGER, _BOOLEAN, _DOUBLE, _ARRAY, _MAP = 1, 2, 3, 4, 5, 6, 10
+
+
+class Encoded(dict[str, Any]):
+    """Parameters with their ``CYPHER`` header encoded ahead of sending.
+
+    Encoding a 1,000-item batch costs about 8 ms of CPU; bulk paths encode
+    batch N+1 while the engine writes batch N (``memexd.graph.Graph.statement``).
+    """
+
+    __slots__ = ("wire",)
+
+    def __init__(self, params: Params) -> None:
+        super().__init__(params)
+        self.wire = encode_params(params).encode()
+
+
+def header(params: Params) -> bytes:
+    """The ``CYPHER`` header as sent: encoded ahead when it was."""
+    if type(params) is Encoded:
+        return params.wire
+    return encode_params(params).encode()
 
 
 def encode_params(params: Params) -> str:

@@ -1,8 +1,9 @@
 """Creating many items: batches written one statement each, the next batch
 prepared while the engine writes the previous one.
 
-The engine is a separate process, so parsing, validating and building batch
-N+1 costs no time while it writes batch N. One write is in flight at a time,
+The engine is a separate process, so parsing, validating, building and
+encoding batch N+1 costs no time while it writes batch N: when N lands, N+1
+is sent at once. One write is in flight at a time,
 so batches apply in order (a parent created in batch N is there for batch
 N+1, a repeated id fails after its first copy). Each record keeps its own
 outcome: when a batch is refused, what happens to its records is the
@@ -19,7 +20,8 @@ from typing import Generic, TypeVar
 
 from memexd.errors import Conflict, DuplicateMemory, MemexError
 from memexd.events.vocabulary import Origin
-from memexd.memory.creation import BatchBuilder
+from memexd.graph import Statement
+from memexd.memory.creation import BatchBuilder, Prepared
 from memexd.memory.items import ItemCommands
 from memexd.memory.validation import ValidItem
 
@@ -95,9 +97,10 @@ class BatchWriter(Generic[T]):
         connections in the order they were sent, and batches apply in order."""
         entries, builder = self._entries, self._builder
         self._entries, self._builder = [], BatchBuilder(self.origin)
+        ready = self._ready(builder)  # while the batch in flight is written
         await self._land()
-        self._flight = _Flight(asyncio.create_task(self._write(entries, builder)), entries)
-        await asyncio.sleep(0)  # let it build its statement and start sending
+        self._flight = _Flight(asyncio.create_task(self._write(entries, ready)), entries)
+        await asyncio.sleep(0)  # let it start sending
 
     async def close(self) -> None:
         """Write what is left and settle every batch."""
@@ -119,7 +122,7 @@ class BatchWriter(Generic[T]):
         for entry in entries:
             if entry.valid is not None:
                 builder.add(entry.valid)
-        await self._write(entries, builder)
+        await self._write(entries, self._ready(builder))
 
     async def _land(self) -> None:
         """Wait for the batch in flight and settle it (its errors, the engine
@@ -129,12 +132,21 @@ class BatchWriter(Generic[T]):
             await flight.task
             await self.settled(flight.entries)
 
-    async def _write(self, entries: list[Entry[T]], builder: BatchBuilder) -> None:
+    def _ready(self, builder: BatchBuilder) -> tuple[Prepared, Statement] | None:
+        """The batch and its statement, ready to send (``None``: nothing to write)."""
+        if not builder.valid:
+            return None
+        batch = builder.build()
+        return batch, self.items.statement(batch)
+
+    async def _write(
+        self, entries: list[Entry[T]], ready: tuple[Prepared, Statement] | None
+    ) -> None:
         pending = [e for e in entries if e.valid is not None and e.error is None]
-        if not pending:
+        if not pending or ready is None:
             return
         try:
-            await self.items.write(builder.build())
+            await self.items.write(*ready)
         except (DuplicateMemory, Conflict) as exc:
             await self.refused(self, pending, exc)
         else:

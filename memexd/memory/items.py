@@ -22,7 +22,7 @@ from memexd.errors import (
 )
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, Why, event_props
-from memexd.graph import Graph
+from memexd.graph import Graph, Statement
 from memexd.memory import validation as check
 from memexd.memory.creation import BatchBuilder, CreatedEvents, Prepared, links
 from memexd.memory.meta import flatten_meta
@@ -73,13 +73,20 @@ class ItemCommands:
             batch.add(v)
         return batch.build()
 
-    async def write(self, batch: Prepared) -> None:
-        """Write a prepared batch; ``DUPLICATE_MEMORY`` (naming the taken ids)
-        when an id is taken, ``CONFLICT`` when a parent stays fenced."""
+    def statement(self, batch: Prepared) -> Statement:
+        """The batch's statement, ready to send (bulk paths make the next one
+        ready while the engine writes the previous one)."""
+        return self.graph.statement("item_create", batch.params)
+
+    async def write(self, batch: Prepared, statement: Statement | None = None) -> None:
+        """Write a prepared batch (through ``statement`` when it was made
+        ready); ``DUPLICATE_MEMORY`` (naming the taken ids) when an id is
+        taken, ``CONFLICT`` when a parent stays fenced."""
+        ready = statement or self.statement(batch)
         deadline = time.monotonic() + FENCE_MS / 1000 + 1
         while True:
             try:
-                rows = await self.graph.write("item_create", batch.params)
+                rows = await self.graph.send(ready)
             except ConstraintViolation:
                 rows = []
             if rows:
