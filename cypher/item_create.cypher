@@ -8,19 +8,31 @@
 // PendingItem for their ids (docs/graph-model.md). Each item's seq is the
 // log position of its event (insertion order).
 // $links, $intent_links and $task_links hold only the links there are, so a
-// batch without parents, intents or tasks pays nothing for them.
+// batch without parents, intents or tasks pays nothing for them; nor does it
+// look its ids up among placeholders and pending items while there are none
+// (2.6 ms of 25 per 1,000 items).
+// Rows are positional, in memexd.memory.creation.COLUMNS' order (a list of
+// plain values is cheap to pass, and a map written here is cheap to set);
+// $extras holds each item's other properties (the rest of its flattened
+// meta) as a map.
 // Returns no row when an id is already taken or a parent is fenced by a
 // cascade in progress (the caller waits and tries again).
-// @params ids rows links parent_ids intent_links task_links writable
+// @params ids rows extras links parent_ids intent_links task_links writable
 OPTIONAL MATCH (dup:Item) WHERE dup.id IN $ids
 WITH count(dup) AS dups
 OPTIONAL MATCH (fenced:Item) WHERE fenced.id IN $parent_ids AND fenced.fence_until > timestamp()
 WITH dups, count(fenced) AS fences
-WHERE dups = 0 AND fences = 0 AND all(row IN $rows WHERE @writable(row))
+WHERE dups = 0 AND fences = 0 AND all(row IN $rows WHERE @writable_scope(row[1]))
 @log_reserve(size($rows))
 UNWIND range(0, size($rows) - 1) AS i
+WITH log_base, i, $rows[i] AS r
 CREATE (n:Item)
-SET n = $rows[i], n.seq = log_base + i + 1
+SET n = {id: r[0], scope: r[1], kind: r[2], content: r[3], author: r[4], source_kind: r[5],
+         authority: r[6], created_at: r[7], retracted: r[8], version: r[9], parents: r[10],
+         conviction: r[11], importance: r[12], intent_id: r[13], task_id: r[14], meta: r[15],
+         logged_at: r[16], log_trace: r[17], log_cause: r[18], `meta.agent_id`: r[19],
+         `meta.crew_id`: r[20], `meta.session_id`: r[21]},
+    n += $extras[i], n.seq = log_base + i + 1
 WITH count(n) AS created
 WHERE created = size($rows)
 CALL {
@@ -37,7 +49,8 @@ CALL {
 }
 CALL {
   WITH created
-  UNWIND $ids AS id
+  OPTIONAL MATCH (waiting:Placeholder) WITH waiting LIMIT 1
+  UNWIND CASE WHEN waiting IS NULL THEN [] ELSE $ids END AS id
   MATCH (w:Placeholder {id: id})<-[a:AWAITS]-(c:Item)
   MATCH (n:Item {id: id})
   CREATE (c)-[:PARENT {ord: a.ord}]->(n)
@@ -64,7 +77,8 @@ CALL {
 }
 CALL {
   WITH created
-  UNWIND $ids AS id
+  OPTIONAL MATCH (waiting:PendingItem) WITH waiting LIMIT 1
+  UNWIND CASE WHEN waiting IS NULL THEN [] ELSE $ids END AS id
   MATCH (w:PendingItem {id: id})<-[r:ROOT|READS|WROTE]-(s)
   MATCH (n:Item {id: id})
   FOREACH (_ IN CASE WHEN type(r) = 'ROOT' THEN [1] ELSE [] END |

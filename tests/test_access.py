@@ -69,7 +69,7 @@ async def test_only_a_hash_is_stored_and_secrets_are_never_logged(
     _, secret = api.keys.create("agent", ["read:"])
     stored = api.keys.path.read_text()
     assert secret not in stored
-    assert secret.split("_")[2] not in stored
+    assert secret.split("_", 2)[2] not in stored  # the random part may hold "_" too
     await api.as_key(secret).ok(ITEMS)
     await api.as_key(secret[:-1] + "x").codes(ITEMS)
     logged = "\n".join(r.getMessage() for r in caplog.records)

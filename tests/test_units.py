@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -10,9 +11,10 @@ from hypothesis import strategies as st
 
 from memexd.errors import BadUserInput, InvalidTimestamp, SettingsError
 from memexd.graph import Graph
-from memexd.graph.cypher import Fragment, Queries, parse
+from memexd.graph.cypher import Fragment, Queries, _source, parse
 from memexd.graph.falkordb_wire import encode_params
 from memexd.ids import MAX_TIME_MS, ms_to_datetime, new_id, timestamp_ms, uuid7_at
+from memexd.memory.creation import COLUMNS
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.meta import canonical_json, flatten_meta, path_keys
 from memexd.memory.validation import (
@@ -208,3 +210,10 @@ class _NoStore:
     """Compiling needs the query files only, not an engine."""
 
     backend = "falkordb"
+
+
+def test_item_create_reads_positional_rows_in_column_order() -> None:
+    source = _source("falkordb", "item_create")
+    pairs = re.findall(r"`?([\w.]+)`?: r\[(\d+)\]", source)
+    assert [name for name, _ in pairs] == list(COLUMNS)
+    assert [int(k) for _, k in pairs] == list(range(len(COLUMNS)))

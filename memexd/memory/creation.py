@@ -21,11 +21,26 @@ from typing import Any, overload
 from memexd.errors import DuplicateMemory
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin
+from memexd.memory.indexed import INDEXED_META
+from memexd.memory.meta import path_keys
 from memexd.memory.model import Item
 from memexd.memory.records import item_props
 from memexd.memory.validation import ValidItem
 
-__all__ = ["BatchBuilder", "CreatedEvents", "Prepared", "creation_time"]
+__all__ = ["COLUMNS", "BatchBuilder", "CreatedEvents", "Prepared", "creation_time"]
+
+#: The node properties a batch passes by position (``cypher/item_create``
+#: reads ``$rows[i][k]`` as ``COLUMNS[k]``): the item's fields, what it keeps
+#: of its event, and the indexed meta keys. The rest (other flattened meta)
+#: go as one map per item, ``$extras``. Positional rows are a list of plain
+#: values, which the FalkorDB wire encodes in one call instead of one per
+#: value, and which the statement sets from a map written in it, without
+#: looking each key up per row (measured: 2.8 ms per 1,000 items for four
+#: meta keys in ``$extras``).
+COLUMNS = ("id", "scope", "kind", "content", "author", "source_kind", "authority",
+           "created_at", "retracted", "version", "parents", "conviction", "importance",
+           "intent_id", "task_id", "meta", "logged_at", "log_trace", "log_cause",
+           *sorted(path_keys(key)[0] for key in INDEXED_META))  # fmt: skip
 
 
 def creation_time(v: ValidItem, now_ms: int) -> int:
@@ -87,7 +102,8 @@ class BatchBuilder:
     def __init__(self, origin: Origin) -> None:
         self.origin = origin
         self.valid: list[ValidItem] = []
-        self.rows: list[dict[str, Any]] = []
+        self.rows: list[list[Any]] = []
+        self.extras: list[dict[str, Any]] = []
         self.times: list[int] = []
         self.links: list[dict[str, Any]] = []
         self.intent_links: list[dict[str, str]] = []
@@ -105,9 +121,10 @@ class BatchBuilder:
         self.seen.add(item.id)
         self.valid.append(v)
         ts = creation_time(v, time.time_ns() // 1_000_000)
-        row = item_props(item, v.content_json, v.meta_json)
-        row.update(ev.creation_marks(item, self.origin, ts))
-        self.rows.append(row)
+        props = item_props(item, v.content_json, v.meta_json)
+        props.update(ev.creation_marks(item, self.origin, ts))
+        self.rows.append([props.pop(column, None) for column in COLUMNS])
+        self.extras.append(props)
         self.times.append(ts)
         if item.parents:
             self.links.extend(links(item))
@@ -124,6 +141,7 @@ class BatchBuilder:
         params = {
             "ids": [item.id for item in items],
             "rows": self.rows,
+            "extras": self.extras,
             "links": self.links,
             "parent_ids": sorted({link["parent"] for link in self.links}),
             "intent_links": self.intent_links,

@@ -44,7 +44,7 @@ from memexd.errors import BadUserInput, MemexError, StorageUnavailable, Unauthen
 from memexd.events.vocabulary import Origin
 from memexd.memory import validation as check
 from memexd.memory.batches import BatchWriter, Entry
-from memexd.memory.model import NewItem
+from memexd.memory.validation import Limits, ValidItem
 from memexd.server.http import error_body
 
 __all__ = ["MEDIA_TYPE", "ingest_route"]
@@ -55,11 +55,24 @@ MEDIA_TYPE = "application/x-ndjson"
 #: A line may carry content and meta at their limits, plus the other fields.
 LINE_SLACK = 64 * 1024
 DEFAULT_BATCH = 1_000
-#: GraphQL's field names for MemoryItemInput, to NewItem's.
-_FIELDS = {"id": "id", "scope": "scope", "kind": "kind", "content": "content",
-           "author": "author", "sourceKind": "source_kind", "parents": "parents",
-           "authority": "authority", "conviction": "conviction", "importance": "importance",
-           "intentId": "intent_id", "taskId": "task_id", "meta": "meta"}  # fmt: skip
+#: MemoryItemInput's field names (GraphQL's, camelCase).
+_FIELDS = frozenset(
+    {
+        "id",
+        "scope",
+        "kind",
+        "content",
+        "author",
+        "sourceKind",
+        "parents",
+        "authority",
+        "conviction",
+        "importance",
+        "intentId",
+        "taskId",
+        "meta",
+    }
+)
 _NDJSON = frozenset({MEDIA_TYPE, "application/jsonl", "application/jsonlines"})
 
 
@@ -204,13 +217,19 @@ def _no_constant(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
 
 
-def _draft(value: Any) -> NewItem:
+def _checked(value: Any, limits: Limits) -> ValidItem:
+    """A line's item, checked as ``createItems`` checks an input (its fields
+    read where they are: no draft is built first)."""
     if not isinstance(value, dict):
         raise BadUserInput("a line must be a JSON object (one MemoryItemInput)")
-    unknown = sorted(set(value) - set(_FIELDS))
+    unknown = value.keys() - _FIELDS
     if unknown:
-        raise BadUserInput(f"unknown fields {unknown} (MemoryItemInput's names, camelCase)")
-    return NewItem(**{_FIELDS[k]: v for k, v in value.items()})
+        raise BadUserInput(f"unknown fields {sorted(unknown)} (MemoryItemInput's names, camelCase)")
+    get = value.get
+    return check.item_of(get("id"), get("scope"), get("kind"), get("content"), get("author"),
+                         get("sourceKind"), get("authority"), get("parents"), get("conviction"),
+                         get("importance"), get("intentId"), get("taskId"), get("meta"),
+                         limits)  # fmt: skip
 
 
 # ---------------------------------------------------------------- one request
@@ -248,7 +267,7 @@ class _Run:
 
     async def _line(self, number: int, line: bytes) -> None:
         try:
-            valid = check.new_item(_draft(_decode(line)), self.memex.limits)
+            valid = _checked(_decode(line), self.memex.limits)
             self.memex.access.require_write(valid.item.scope, field="scope")
         except MemexError as exc:  # BAD_USER_INPUT, INVALID_TIMESTAMP, FORBIDDEN
             await self.writer.add(number, None, exc)
