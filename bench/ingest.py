@@ -10,8 +10,8 @@ One run, the same items (same ids) through each path, each into a fresh graph:
   the Cypher texts are encoded before the clock starts: the engine alone.
 - **createItems**: one GraphQL request per batch over HTTP (``items { id }``),
   bodies serialised before the clock starts.
-- **POST /items**: NDJSON requests of ``--lines`` lines (under the default
-  body limit), ``?batch=B``, on a second fresh server.
+- **POST /items**: NDJSON requests of ``--lines`` lines (default: all in one,
+  as the endpoint streams), ``?batch=B``, on a second fresh server.
 - **memexd import**: an NDJSON file of MemEX memory records, into a fresh
   data directory, ``MEMEXD_MAX_BATCH=B``: the command's wall time (Python
   start-up, the check pass, the engine's start and migrations included) and
@@ -96,7 +96,8 @@ def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=100_000, help="items to ingest")
     parser.add_argument("--batch", type=int, default=1_000, help="items per request / query")
-    parser.add_argument("--lines", type=int, default=5_000, help="lines per POST /items request")
+    parser.add_argument("--lines", type=int, default=0,
+                        help="lines per POST /items request (0: all in one)")  # fmt: skip
     parser.add_argument("--seed", type=int, default=7, help="random seed for the rows")
     parser.add_argument("--quick", action="store_true", help="smoke run: 2,000 items")
     args = parser.parse_args()
@@ -167,7 +168,7 @@ def _ndjson(
     server: MemexdServer, inputs: list[dict[str, Any]], batch: int, lines: int
 ) -> Figure | str:
     """POST /items; a reason instead when the server does not serve it."""
-    chunks = batches(inputs, lines)
+    chunks = batches(inputs, lines or len(inputs))
     bodies = [b"".join(orjson.dumps(row) + b"\n" for row in chunk) for chunk in chunks]
     headers = {"content-type": "application/x-ndjson"}
     with httpx.Client(base_url=server.base_url, timeout=300) as client:
@@ -181,7 +182,7 @@ def _ndjson(
             if last.get("done", {}).get("created") != len(chunk):
                 raise RuntimeError(f"POST /items did not create its lines: {last}")
         elapsed = time.perf_counter() - start
-    label = f"POST /items (NDJSON, {lines:,} lines a request)"
+    label = f"POST /items (NDJSON, {lines or len(inputs):,} lines a request)"
     return Figure(label, len(inputs), elapsed, TARGETS["ndjson"])
 
 

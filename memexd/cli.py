@@ -196,6 +196,7 @@ async def _run(settings: Settings, listener: socket.socket) -> None:
     from memexd.graph import Graph
     from memexd.graph.open import open_migrated
     from memexd.memory.text import ensure_index
+    from memexd.server import ingest
     from memexd.server.app import create_app
     from memexd.server.protocol import guarded_protocol
 
@@ -223,6 +224,7 @@ async def _run(settings: Settings, listener: socket.socket) -> None:
                 header_timeout=settings.header_timeout_s,
                 body_timeout=settings.body_timeout_s,
                 max_connections=settings.max_connections,
+                streaming_paths=frozenset({ingest.PATH}),
             ),
             timeout_keep_alive=max(1, round(settings.keep_alive_s)),
             ws_max_size=settings.max_body_bytes,

@@ -8,6 +8,7 @@ library's.
 
 from __future__ import annotations
 
+import asyncio
 import select
 import socket
 import threading
@@ -59,6 +60,15 @@ def make_app(disconnects: list[str]) -> Starlette:
     async def ok(request: Request) -> Response:
         return PlainTextResponse("ok")
 
+    async def slow(request: Request) -> Response:
+        """Reads its body slowly (longer than the body deadline between two
+        reads): the protocol pauses reading the socket meanwhile."""
+        size = 0
+        async for chunk in request.stream():
+            size += len(chunk)
+            await asyncio.sleep(BODY_TIMEOUT * 1.6)
+        return PlainTextResponse(str(size))
+
     async def ws_echo(websocket: WebSocket) -> None:
         await websocket.accept()
         async for text in websocket.iter_text():
@@ -67,6 +77,8 @@ def make_app(disconnects: list[str]) -> Starlette:
     return Starlette(
         routes=[
             Route("/echo", echo, methods=["POST"]),
+            Route("/stream", echo, methods=["POST"]),
+            Route("/slow", slow, methods=["POST"]),
             Route("/", ok, methods=["GET"]),
             WebSocketRoute("/ws", ws_echo),
         ]
@@ -85,6 +97,7 @@ def serve(request: pytest.FixtureRequest) -> Iterator[ServeFactory]:
         header_timeout: float = HEADER_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
         max_connections: int = MAX_CONNECTIONS,
+        streaming_paths: frozenset[str] = frozenset({"/stream", "/slow"}),
     ) -> Served:
         disconnects: list[str] = []
         config = uvicorn.Config(
@@ -95,6 +108,7 @@ def serve(request: pytest.FixtureRequest) -> Iterator[ServeFactory]:
                 header_timeout=header_timeout,
                 body_timeout=body_timeout,
                 max_connections=max_connections,
+                streaming_paths=streaming_paths,
             ),
             loop=request.param,
             timeout_keep_alive=1,
@@ -226,6 +240,48 @@ def test_incomplete_body_times_out(serve: ServeFactory) -> None:
     while not served.disconnects and time.monotonic() < deadline:
         time.sleep(0.01)
     assert served.disconnects == ["/echo"]
+
+
+def test_a_streaming_body_has_the_deadline_between_reads(serve: ServeFactory) -> None:
+    served = serve()
+    pieces = 6  # sent BODY_TIMEOUT * 0.6 apart: in all, well past BODY_TIMEOUT
+    for path, whole in (("/stream", True), ("/echo", False)):
+        with served.connect() as sock:
+            head = f"POST {path} HTTP/1.1\r\nHost: t\r\nContent-Length: {pieces}\r\n\r\n"
+            sock.sendall(head.encode())
+            try:
+                for _ in range(pieces):
+                    time.sleep(BODY_TIMEOUT * 0.6)
+                    sock.sendall(b"x")
+            except OSError:
+                assert not whole, "the streaming body was cut"
+            data = read_until_closed(sock, timeout=BODY_TIMEOUT + LATE) if not whole else b""
+            if whole:
+                status, body = Responses(sock).next()
+                assert (status, body) == (200, str(pieces).encode())
+            else:
+                assert data == REQUEST_TIMEOUT  # the whole body's deadline
+
+
+def test_a_silent_streaming_body_times_out(serve: ServeFactory) -> None:
+    served = serve()
+    with served.connect() as sock:
+        sock.sendall(b"POST /stream HTTP/1.1\r\nHost: t\r\nContent-Length: 100\r\n\r\nxx")
+        start = time.monotonic()
+        data = read_until_closed(sock, timeout=BODY_TIMEOUT + LATE)
+        assert data == REQUEST_TIMEOUT
+        assert_in_time(time.monotonic() - start, BODY_TIMEOUT)
+
+
+def test_a_streaming_body_waits_for_the_app_that_is_behind(serve: ServeFactory) -> None:
+    """The app reads slowly, so the server stops reading the socket: that
+    time is not the client's, however long it lasts."""
+    served = serve()
+    size = 200 * 1024  # a few reads of the app (64 KiB at most each), each past the deadline
+    with served.connect() as sock:
+        sock.sendall(post(b"x" * size, path="/slow"))
+        status, body = Responses(sock).next()
+    assert (status, body) == (200, str(size).encode())
 
 
 def test_connection_cap_refuses_then_recovers(serve: ServeFactory) -> None:

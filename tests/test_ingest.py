@@ -181,10 +181,15 @@ async def test_credentials_as_for_graphql(api: Api) -> None:
 
 
 async def test_request_limits(make_api: ApiFactory) -> None:
-    api = await make_api(max_content_bytes=1024, max_body_bytes=64 * 1024, max_batch=10)
+    api = await make_api(max_content_bytes=1024, max_ingest_bytes=64 * 1024, max_batch=10,
+                         max_body_bytes=1024)  # fmt: skip
     long = line(2, content={"text": "x" * (3 * 1024 + 64 * 1024)})
     status, answer = await post(api, body(line(1), long, line(3)))
-    assert status == 413  # over the body limit: refused before anything is read
+    assert status == 413  # over the ingest limit: refused before anything is read
+    assert "65536" in answer["errors"][0]["message"]
+    status, answer = await post(api, body(*(line(n) for n in range(20, 40))))
+    assert status == 200, "/items bodies are bounded by the ingest limit, not the body limit"
+    assert len(results(answer)) == 20
     status, answer = await post(api, body(line(1), line(2, content={"t": "x" * 2000}), line(3)))
     assert results(answer) == {1: uid(1), 2: "BAD_USER_INPUT", 3: uid(3)}
     for query in ("?batch=0", "?batch=11", "?batch=x"):
@@ -197,7 +202,7 @@ async def test_request_limits(make_api: ApiFactory) -> None:
 
 
 async def test_an_over_long_line_fails_unread(make_api: ApiFactory) -> None:
-    api = await make_api(max_content_bytes=1024, max_body_bytes=1024 * 1024)
+    api = await make_api(max_content_bytes=1024, max_ingest_bytes=1024 * 1024)
     limit = 2 * 1024 + 64 * 1024
     too_long = b'{"scope": "' + b"x" * limit + b'"}'
     status, answer = await post(api, body(line(1), too_long, line(3), too_long), "?batch=2")
@@ -210,7 +215,7 @@ async def test_an_over_long_line_fails_unread(make_api: ApiFactory) -> None:
 async def test_a_body_cut_off_by_its_limit_says_so(make_api: ApiFactory) -> None:
     """A chunked body (no Content-Length) goes over the limit while lines are
     answered: the answer ends with the error instead of ``done``."""
-    api = await make_api(max_body_bytes=4096)
+    api = await make_api(max_ingest_bytes=4096)
 
     async def chunks() -> Any:
         for n in range(40):
@@ -219,7 +224,7 @@ async def test_a_body_cut_off_by_its_limit_says_so(make_api: ApiFactory) -> None
     response = await api.client.post("/items?batch=2", content=chunks(), headers=NDJSON)
     answer = [json.loads(x) for x in response.text.splitlines()]
     assert answer[-1]["error"]["code"] == "BAD_USER_INPUT"
-    assert "MEMEXD_MAX_BODY_BYTES" in answer[-1]["error"]["message"]
+    assert "MEMEXD_MAX_INGEST_BYTES" in answer[-1]["error"]["message"]
     assert all(r.get("id") for r in answer[:-1])
 
 

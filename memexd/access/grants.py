@@ -95,10 +95,10 @@ class Access:
         return cls(name, ("",), ("",), ("",))
 
     def can_read(self, scope: str) -> bool:
-        return any(scope.startswith(p) for p in self.read)
+        return scope.startswith(self.read)  # any of the prefixes (none: False)
 
     def can_write(self, scope: str) -> bool:
-        return any(scope.startswith(p) for p in self.write)
+        return scope.startswith(self.write)
 
     def require_write(self, *scopes: str, field: str | None = None) -> None:
         """``FORBIDDEN`` naming the first of ``scopes`` the caller may not write.

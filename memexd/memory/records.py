@@ -12,6 +12,7 @@ from memexd.memory.model import Edge, Item
 from memexd.types import JSONObject, Row
 
 __all__ = [
+    "ITEM_COLUMNS",
     "edge_from_row",
     "edge_json",
     "edge_props",
@@ -19,6 +20,7 @@ __all__ = [
     "item_json",
     "item_json_text",
     "item_props",
+    "item_row",
     "nulls_apart",
     "present",
 ]
@@ -42,39 +44,38 @@ def _loads(text: str | None) -> Any:
     return None if text is None else orjson.loads(text)
 
 
+#: An item's node properties as :func:`item_row` gives them, by position;
+#: its flattened meta comes apart.
+ITEM_COLUMNS = ("id", "scope", "kind", "content", "author", "source_kind", "authority",
+                "created_at", "retracted", "version", "parents", "conviction", "importance",
+                "intent_id", "task_id", "meta")  # fmt: skip
+
+
+def item_row(
+    item: Item, content_json: str | None = None, meta_json: str | None = None
+) -> tuple[list[Any], dict[str, Any]]:
+    """Node properties of a new item: ``ITEM_COLUMNS`` by position (``None``
+    for absent optionals), and its flattened meta.
+
+    ``content_json`` / ``meta_json``: the stored texts when already serialised.
+    On the path of every created item (bulk statements take rows by position).
+    """
+    content = dump_json(item.content) if content_json is None else content_json
+    meta = None if item.meta is None else meta_json or dump_json(item.meta)
+    parents = None if item.parents is None else list(item.parents)
+    row = [item.id, item.scope, item.kind, content, item.author, item.source_kind,
+           item.authority, item.created_at, item.retracted, 0, parents, item.conviction,
+           item.importance, item.intent_id, item.task_id, meta]  # fmt: skip
+    return row, flatten_meta(item.meta)
+
+
 def item_props(
     item: Item, content_json: str | None = None, meta_json: str | None = None
 ) -> dict[str, Any]:
-    """Node properties of a new item (absent optionals are left out).
-
-    ``content_json`` / ``meta_json``: the stored texts when already serialised.
-    On the path of every created item, hence the plain ifs.
-    """
-    props: dict[str, Any] = {
-        "id": item.id,
-        "scope": item.scope,
-        "kind": item.kind,
-        "content": dump_json(item.content) if content_json is None else content_json,
-        "author": item.author,
-        "source_kind": item.source_kind,
-        "authority": item.authority,
-        "created_at": item.created_at,
-        "retracted": item.retracted,
-        "version": 0,
-    }
-    if item.parents is not None:
-        props["parents"] = list(item.parents)
-    if item.conviction is not None:
-        props["conviction"] = item.conviction
-    if item.importance is not None:
-        props["importance"] = item.importance
-    if item.intent_id is not None:
-        props["intent_id"] = item.intent_id
-    if item.task_id is not None:
-        props["task_id"] = item.task_id
-    if item.meta is not None:
-        props["meta"] = meta_json or dump_json(item.meta)
-        props.update(flatten_meta(item.meta))
+    """Node properties of a new item as a map, absent optionals left out."""
+    row, flattened = item_row(item, content_json, meta_json)
+    props = {k: v for k, v in zip(ITEM_COLUMNS, row, strict=True) if v is not None}
+    props.update(flattened)
     return props
 
 

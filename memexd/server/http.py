@@ -22,7 +22,8 @@ class _TooLarge(Exception):
 
 
 class BodyLimit:
-    """Reject bodies over ``max_bytes`` with 413 and a GraphQL-shaped error.
+    """Reject bodies over ``max_bytes`` (or the path's own limit in
+    ``paths``) with 413 and a GraphQL-shaped error.
 
     Checks ``Content-Length`` up front and counts streamed chunks too, so a
     chunked upload cannot slip past the header check. A body with one
@@ -30,20 +31,22 @@ class BodyLimit:
     counted: HTTP/1.1 framing ends it there, the server delivers no more.
     """
 
-    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+    def __init__(self, app: ASGIApp, max_bytes: int, paths: dict[str, int] | None = None) -> None:
         self.app = app
         self.max_bytes = max_bytes
+        self.paths = paths or {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        limit = self.paths.get(scope["path"], self.max_bytes)
         lengths = 0
         framed = True
         for name, value in scope.get("headers", ()):
             if name == b"content-length":
-                if value.isdigit() and int(value) > self.max_bytes:
-                    await self._reject(send)
+                if value.isdigit() and int(value) > limit:
+                    await self._reject(send, limit)
                     return
                 lengths += 1
                 framed = framed and value.isdigit()
@@ -59,7 +62,7 @@ class BodyLimit:
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
-                if seen > self.max_bytes:
+                if seen > limit:
                     raise _TooLarge
             return message
 
@@ -74,10 +77,10 @@ class BodyLimit:
             await self.app(scope, counting_receive, tracking_send)
         except _TooLarge:
             if not started:
-                await self._reject(send)
+                await self._reject(send, limit)
 
-    async def _reject(self, send: Send) -> None:
-        body = error_body(f"request body larger than {self.max_bytes} bytes")
+    async def _reject(self, send: Send, limit: int) -> None:
+        body = error_body(f"request body larger than {limit} bytes")
         await send(
             {
                 "type": "http.response.start",

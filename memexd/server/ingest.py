@@ -22,8 +22,9 @@ being written when it stopped may or may not have been written. Credentials
 are those of ``/graphql`` (401 / 503 before anything is read). Memory stays
 bounded: a line is read at most ``2 * MEMEXD_MAX_CONTENT_BYTES + 64 KiB``
 long (a longer one fails alone, unread), and one batch is held at a time.
-The whole body is bounded by ``MEMEXD_MAX_BODY_BYTES`` and its read time by
-the server's body deadline: send more lines in more requests.
+The body streams: it is bounded by ``MEMEXD_MAX_INGEST_BYTES`` (1 GiB), not
+by ``MEMEXD_MAX_BODY_BYTES``, and the server's body deadline is the longest
+wait between two reads, not the time of the whole body.
 """
 
 from __future__ import annotations
@@ -47,11 +48,13 @@ from memexd.memory.batches import BatchWriter, Entry
 from memexd.memory.validation import Limits, ValidItem
 from memexd.server.http import error_body
 
-__all__ = ["MEDIA_TYPE", "ingest_route"]
+__all__ = ["MEDIA_TYPE", "PATH", "ingest_route"]
 
 log = logging.getLogger("memexd.server.ingest")
 
 MEDIA_TYPE = "application/x-ndjson"
+#: Where the endpoint is: its body streams (memexd.server.protocol, BodyLimit).
+PATH = "/items"
 #: A line may carry content and meta at their limits, plus the other fields.
 LINE_SLACK = 64 * 1024
 DEFAULT_BATCH = 1_000
@@ -82,7 +85,7 @@ def ingest_route(
     """The ``POST /items`` route: ``memex`` gives the running core (``None``
     while starting), ``gate`` authenticates as for ``/graphql``, ``origin``
     reads the trace headers as for ``/graphql``."""
-    return Route("/items", _Ingest(memex, gate, origin), methods=["POST"])
+    return Route(PATH, _Ingest(memex, gate, origin), methods=["POST"])
 
 
 class _Ingest:
@@ -172,7 +175,7 @@ async def _body_lines(receive: Receive, memex: Memex) -> AsyncIterator[bytes | _
         except Exception:  # the body limit's guard (memexd.server.http) stops the read
             raise BadUserInput(
                 f"the body was cut off after {seen:,} bytes: at most "
-                f"{memex.settings.max_body_bytes:,} (MEMEXD_MAX_BODY_BYTES); send fewer lines "
+                f"{memex.settings.max_ingest_bytes:,} (MEMEXD_MAX_INGEST_BYTES); send fewer lines "
                 "per request"
             ) from None
         if message["type"] != "http.request":

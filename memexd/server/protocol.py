@@ -75,6 +75,9 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     header_timeout: ClassVar[float] = 10.0
     body_timeout: ClassVar[float] = 60.0
     max_connections: ClassVar[int] = 10_000
+    #: Paths whose bodies stream (``POST /items``): the body deadline is the
+    #: time between two reads, and does not run while the app is not reading.
+    streaming_paths: ClassVar[frozenset[str]] = frozenset()
 
     # Monotonic time of the last "connection cap reached" warning, per class.
     _cap_warned_at: ClassVar[float] = -math.inf
@@ -91,6 +94,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._deadline = 0.0
         self._timer: asyncio.TimerHandle | None = None
         self._timer_deadline = 0.0
+        self._streaming = False
 
     # asyncio protocol interface
 
@@ -116,6 +120,8 @@ class GuardedHttpProtocol(HttpToolsProtocol):
             # The first byte of the next request (even stray CRLFs, which the
             # parser skips without starting a message) starts its header clock.
             self._enter(_Phase.HEADERS, self.header_timeout)
+        elif self._phase is _Phase.BODY and self._streaming:
+            self._deadline = self.loop.time() + self.body_timeout
         try:
             super().data_received(data)
         finally:
@@ -141,6 +147,7 @@ class GuardedHttpProtocol(HttpToolsProtocol):
     def on_headers_complete(self) -> None:
         self._enter(_Phase.BODY, self.body_timeout)
         super().on_headers_complete()
+        self._streaming = self.scope.get("path") in self.streaming_paths
 
     def on_message_complete(self) -> None:
         self._phase = _Phase.IDLE
@@ -173,6 +180,11 @@ class GuardedHttpProtocol(HttpToolsProtocol):
         self._timer = None
         phase = self._phase
         if phase not in (_Phase.HEADERS, _Phase.BODY) or self.transport.is_closing():
+            return
+        if phase is _Phase.BODY and self._streaming and self.flow.read_paused:
+            # the app is behind, not the client: wait for it to read again
+            self._enter(_Phase.BODY, self.body_timeout)
+            self._sync_timer()
             return
         self._phase = _Phase.DONE
         cycle = self.cycle
@@ -242,12 +254,17 @@ def _discard_pending_input(transport: asyncio.Transport) -> None:
 
 
 def guarded_protocol(
-    header_timeout: float, body_timeout: float, max_connections: int
+    header_timeout: float,
+    body_timeout: float,
+    max_connections: int,
+    streaming_paths: frozenset[str] = frozenset(),
 ) -> type[GuardedHttpProtocol]:
     """A :class:`GuardedHttpProtocol` subclass with these limits, for ``uvicorn.Config(http=...)``.
 
     ``header_timeout`` and ``body_timeout`` are in seconds; ``max_connections``
-    counts every open HTTP and WebSocket connection of the server.
+    counts every open HTTP and WebSocket connection of the server; bodies sent
+    to ``streaming_paths`` get ``body_timeout`` between two reads instead of
+    in all.
     """
     for name, value in (("header_timeout", header_timeout), ("body_timeout", body_timeout)):
         if not (math.isfinite(value) and value > 0):
@@ -261,4 +278,5 @@ def guarded_protocol(
     ConfiguredGuardedHttpProtocol.header_timeout = float(header_timeout)
     ConfiguredGuardedHttpProtocol.body_timeout = float(body_timeout)
     ConfiguredGuardedHttpProtocol.max_connections = int(max_connections)
+    ConfiguredGuardedHttpProtocol.streaming_paths = frozenset(streaming_paths)
     return ConfiguredGuardedHttpProtocol
