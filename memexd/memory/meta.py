@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import math
 import re
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -68,14 +69,22 @@ def flatten_meta(meta: JSONObject | None) -> dict[str, Any]:
     return out
 
 
+@lru_cache(maxsize=4096)
+def _flat_keys(prefix: str, key: str) -> tuple[str, str, str] | None:
+    """The path of ``key`` under ``prefix`` and its two property names, or
+    None when the key is not filterable (keys repeat from item to item)."""
+    path = f"{prefix}{key}"
+    if not _KEY.fullmatch(key) or len(path) > 128:
+        return None
+    return (path, *path_keys(path))
+
+
 def _walk(obj: JSONObject, prefix: str, depth: int, out: dict[str, Any]) -> None:
     for key, value in obj.items():
-        if not _KEY.fullmatch(key):
+        keys = _flat_keys(prefix, key)
+        if keys is None or len(out) >= _MAX_PATHS:
             continue
-        path = f"{prefix}{key}"
-        if len(path) > 128 or len(out) >= _MAX_PATHS:
-            continue
-        scalar, as_json = path_keys(path)
+        path, scalar, as_json = keys
         if isinstance(value, str):
             if "\x00" not in value:  # no engine takes NUL in a property; JSON keeps it
                 out[scalar] = value
