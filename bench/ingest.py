@@ -140,12 +140,19 @@ async def _expect(graph: AsyncGraph, count: int) -> None:
 
 
 async def _count(server: MemexdServer, graph: str = GRAPH_NAME) -> tuple[int, int]:
-    """Items and memory.created events in a server's graph."""
+    """Items and memory.created events in a server's graph: an event is kept
+    on its item (at the item's seq) while the item is as created, a node of
+    its own after (docs/events.md, "Storage")."""
     async with raw_client(server) as db:
         g = db.select_graph(graph)
         items = await raw_query(g, "MATCH (n:Item) RETURN count(n)", read_only=True)
-        events = await raw_query(g, "MATCH (e:Event) RETURN count(e)", read_only=True)
-    return int(items[0][0]), int(events[0][0])
+        kept = await raw_query(
+            g, "MATCH (n:Item) WHERE n.seq IS NOT NULL RETURN count(n)", read_only=True
+        )
+        nodes = await raw_query(
+            g, "MATCH (e:Event {type: 'memory.created'}) RETURN count(e)", read_only=True
+        )
+    return int(items[0][0]), int(kept[0][0]) + int(nodes[0][0])
 
 
 # ---------------------------------------------------------------- memexd over HTTP

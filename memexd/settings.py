@@ -58,8 +58,9 @@ class Settings(BaseSettings):
     pool_wait_ms: int = Field(5_000, ge=0, le=600_000)
     # requests
     max_body_bytes: Positive = 4 * 1024 * 1024
-    #: POST /items streams: it holds one batch at a time, whatever the body's size
-    max_ingest_bytes: Positive = 1024 * 1024 * 1024
+    #: POST /items streams: it holds one batch, and the results the client has
+    #: not read yet (about a seventh of what it sent)
+    max_ingest_bytes: Positive = 256 * 1024 * 1024
     max_query_depth: Positive = 12
     max_aliases: Positive = 30
     max_tokens: Positive = 10_000

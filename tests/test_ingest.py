@@ -228,6 +228,42 @@ async def test_a_body_cut_off_by_its_limit_says_so(make_api: ApiFactory) -> None
     assert all(r.get("id") for r in answer[:-1])
 
 
+async def test_the_body_is_read_while_the_answer_waits_for_the_client(api: Api) -> None:
+    """Most clients send their whole body before they read the answer: the
+    lines must be read, written and answered although nothing is taken."""
+    app = api.client._transport.app  # type: ignore[attr-defined]
+    chunks = [body(line(n)) for n in range(30)]
+    read, taken, sent = 0, asyncio.Event(), []
+
+    async def receive() -> dict[str, Any]:
+        nonlocal read
+        if read == len(chunks):
+            await asyncio.Event().wait()  # the client sends nothing more
+        read += 1
+        return {"type": "http.request", "body": chunks[read - 1], "more_body": read < len(chunks)}
+
+    async def send(message: dict[str, Any]) -> None:
+        if message["type"] == "http.response.body":
+            await taken.wait()  # the client reads nothing yet
+        sent.append(message)
+
+    scope = {"type": "http", "method": "POST", "path": "/items", "raw_path": b"/items",
+             "query_string": b"batch=2", "root_path": "", "scheme": "http",
+             "http_version": "1.1", "server": ("memexd", 80), "client": ("127.0.0.1", 1),
+             "headers": [(b"content-type", b"application/x-ndjson")]}  # fmt: skip
+    answering = asyncio.create_task(app(scope, receive, send))
+    for _ in range(500):
+        if read == len(chunks):
+            break
+        await asyncio.sleep(0.01)
+    assert read == len(chunks), "the body was read to its end while the answer waited"
+    taken.set()
+    await asyncio.wait_for(answering, 30)
+    answer = [json.loads(x) for m in sent if m.get("body") for x in m["body"].splitlines()]
+    assert results(answer) == {n + 1: uid(n) for n in range(30)}
+    assert answer[-1] == {"done": {"lines": 30, "created": 30, "failed": 0}}
+
+
 # ---------------------------------------------------------------- memexd import
 
 

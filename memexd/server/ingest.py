@@ -22,13 +22,14 @@ being written when it stopped may or may not have been written. Credentials
 are those of ``/graphql`` (401 / 503 before anything is read). Memory stays
 bounded: a line is read at most ``2 * MEMEXD_MAX_CONTENT_BYTES + 64 KiB``
 long (a longer one fails alone, unread), and one batch is held at a time.
-The body streams: it is bounded by ``MEMEXD_MAX_INGEST_BYTES`` (1 GiB), not
+The body streams: it is bounded by ``MEMEXD_MAX_INGEST_BYTES`` (256 MiB), not
 by ``MEMEXD_MAX_BODY_BYTES``, and the server's body deadline is the longest
 wait between two reads, not the time of the whole body.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -238,18 +239,59 @@ def _checked(value: Any, limits: Limits) -> ValidItem:
 # ---------------------------------------------------------------- one request
 
 
+class _Answer:
+    """The answer's body, sent as fast as the client reads it, without
+    holding up the reading of the request: most clients send their whole
+    body before they read, so a reader that waited for its answer to be
+    taken would stall both sides once the answer filled the socket. What the
+    client has not read yet waits here: a line's result is a fraction of the
+    line (some 60 bytes), and the body is bounded (MEMEXD_MAX_INGEST_BYTES)."""
+
+    def __init__(self, send: Send) -> None:
+        self._send = send
+        self._pending: list[bytes] = []
+        self._ready = asyncio.Event()
+        self._closed = False
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        headers = [(b"content-type", MEDIA_TYPE.encode()), (b"cache-control", b"no-store")]
+        await self._send({"type": "http.response.start", "status": 200, "headers": headers})
+        self._task = asyncio.create_task(self._run())
+
+    def put(self, body: bytes) -> None:
+        self._pending.append(body)
+        self._ready.set()
+
+    async def close(self, last: bytes) -> None:
+        """Send ``last``, after everything put before it, and end the answer."""
+        self.put(last)
+        self._closed = True
+        if self._task is not None:
+            await self._task
+
+    async def _run(self) -> None:
+        while True:
+            await self._ready.wait()
+            self._ready.clear()
+            body, self._pending = b"".join(self._pending), []
+            last = self._closed
+            await self._send({"type": "http.response.body", "body": body, "more_body": not last})
+            if last:
+                return
+
+
 class _Run:
     """One request's lines: checked, batched, written, answered in order."""
 
     def __init__(self, memex: Memex, origin: Origin, batch: int, send: Send) -> None:
         self.memex = memex
-        self.send = send
+        self.answer = _Answer(send)
         self.writer: BatchWriter[int] = BatchWriter(memex.items, origin, batch, self._settled)
         self.counts = {"lines": 0, "created": 0, "failed": 0}
 
     async def start(self) -> None:
-        headers = [(b"content-type", MEDIA_TYPE.encode()), (b"cache-control", b"no-store")]
-        await self.send({"type": "http.response.start", "status": 200, "headers": headers})
+        await self.answer.start()
 
     async def lines(self, lines: AsyncIterator[bytes | _TooLong]) -> None:
         number = 0
@@ -288,10 +330,10 @@ class _Run:
                 self.counts["failed"] += 1
                 error = entry.error or MemexError("not written")
                 out += orjson.dumps({"line": entry.tag, "error": _error(error)}) + b"\n"
-        await self.send({"type": "http.response.body", "body": bytes(out), "more_body": True})
+        self.answer.put(bytes(out))
 
     async def _end(self, last: dict[str, Any]) -> None:
-        await self.send({"type": "http.response.body", "body": orjson.dumps(last) + b"\n"})
+        await self.answer.close(orjson.dumps(last) + b"\n")
 
 
 def _error(exc: BaseException, where: str = "a line") -> dict[str, str]:
