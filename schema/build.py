@@ -12,7 +12,7 @@ from typing import Any
 
 import strawberry
 from graphql import print_schema
-from memexd.schema.common import QuietErrors
+from memexd.schema.common import Names, QuietErrors
 from memexd.schema.federation import SubgraphSchema, without_federation
 from memexd.schema.mutation import Mutation
 from memexd.schema.query import Query
@@ -44,7 +44,9 @@ def build_schema(settings: Settings | None = None) -> strawberry.Schema:
         "subscription": Subscription,
         "extensions": schema_extensions(settings),
         # production: no "Did you mean …?" hints about fields a caller guesses
-        "config": StrawberryConfig(disable_field_suggestions=settings.production),
+        "config": StrawberryConfig(
+            disable_field_suggestions=settings.production, name_converter=Names()
+        ),
     }
     if settings.federation:
         return SubgraphSchema(max_references=settings.max_page, **common)
