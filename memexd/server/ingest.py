@@ -29,7 +29,6 @@ wait between two reads, not the time of the whole body.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import logging
 from collections.abc import AsyncIterator, Callable
@@ -47,6 +46,7 @@ from memexd.events.vocabulary import Origin
 from memexd.memory import validation as check
 from memexd.memory.batches import BatchWriter, Entry
 from memexd.memory.validation import Limits, ValidItem
+from memexd.server.answer import StreamedAnswer
 from memexd.server.http import error_body
 
 __all__ = ["MEDIA_TYPE", "PATH", "ingest_route"]
@@ -239,54 +239,12 @@ def _checked(value: Any, limits: Limits) -> ValidItem:
 # ---------------------------------------------------------------- one request
 
 
-class _Answer:
-    """The answer's body, sent as fast as the client reads it, without
-    holding up the reading of the request: most clients send their whole
-    body before they read, so a reader that waited for its answer to be
-    taken would stall both sides once the answer filled the socket. What the
-    client has not read yet waits here: a line's result is a fraction of the
-    line (some 60 bytes), and the body is bounded (MEMEXD_MAX_INGEST_BYTES)."""
-
-    def __init__(self, send: Send) -> None:
-        self._send = send
-        self._pending: list[bytes] = []
-        self._ready = asyncio.Event()
-        self._closed = False
-        self._task: asyncio.Task[None] | None = None
-
-    async def start(self) -> None:
-        headers = [(b"content-type", MEDIA_TYPE.encode()), (b"cache-control", b"no-store")]
-        await self._send({"type": "http.response.start", "status": 200, "headers": headers})
-        self._task = asyncio.create_task(self._run())
-
-    def put(self, body: bytes) -> None:
-        self._pending.append(body)
-        self._ready.set()
-
-    async def close(self, last: bytes) -> None:
-        """Send ``last``, after everything put before it, and end the answer."""
-        self.put(last)
-        self._closed = True
-        if self._task is not None:
-            await self._task
-
-    async def _run(self) -> None:
-        while True:
-            await self._ready.wait()
-            self._ready.clear()
-            body, self._pending = b"".join(self._pending), []
-            last = self._closed
-            await self._send({"type": "http.response.body", "body": body, "more_body": not last})
-            if last:
-                return
-
-
 class _Run:
     """One request's lines: checked, batched, written, answered in order."""
 
     def __init__(self, memex: Memex, origin: Origin, batch: int, send: Send) -> None:
         self.memex = memex
-        self.answer = _Answer(send)
+        self.answer = StreamedAnswer(send, MEDIA_TYPE)
         self.writer: BatchWriter[int] = BatchWriter(memex.items, origin, batch, self._settled)
         self.counts = {"lines": 0, "created": 0, "failed": 0}
 
