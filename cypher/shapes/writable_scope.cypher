@@ -1,8 +1,8 @@
-// The write grant for items about to be created, before they are nodes:
-// whether the caller may write in `scope` (its scope starts with one of the
-// caller's write prefixes; the graph fills $writable). item_create checks
-// each row's scope with it. The list names the scope for the reason given
-// in readable.cypher.
+// The write grant on a scope: whether the caller may write items in `scope`
+// (it starts with one of the caller's write prefixes; the graph fills
+// $writable). @writable(n) is this on n.scope; item_create checks each row's
+// scope with it before the rows are nodes. The list names the scope for the
+// reason given in readable.cypher.
 // @params writable
 // @shape scope
 WITH 'scope' AS scope

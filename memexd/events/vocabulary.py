@@ -21,6 +21,7 @@ from memexd.memory.records import edge_json, item_from_row, item_json, item_json
 from memexd.types import JSONObject, Row
 
 __all__ = [
+    "CREATION_MARKS",
     "MEMORY_RETRACTED",
     "Event",
     "Origin",
@@ -170,21 +171,20 @@ def memory_created(
                   event_id=creation_event_id(item.id), ts=ts)  # fmt: skip
 
 
-def creation_marks(item: Item, origin: Origin, ts: int) -> dict[str, Any]:
+#: What an item node keeps of its memory.created event, beyond the item
+#: itself, in the order :func:`creation_marks` gives them.
+CREATION_MARKS = ("logged_at", "log_trace", "log_cause")
+
+
+def creation_marks(item: Item, origin: Origin, ts: int) -> list[Any]:
     """What an item node keeps of its memory.created event, beyond the item
-    itself: the event is not a node of its own while the item is as created
+    itself, by position (:data:`CREATION_MARKS`; ``None`` is not kept): the
+    event is not a node of its own while the item is as created
     (docs/events.md, "Storage"). Its position is the item's ``seq``, its id
     derived from the item's; the time is kept only when it is not the
     item's ``created_at`` (an id given by the caller), the trace and cause
     only when the command had them."""
-    marks: dict[str, Any] = {}
-    if ts != item.created_at:
-        marks["logged_at"] = ts
-    if origin.trace_id is not None:
-        marks["log_trace"] = origin.trace_id
-    if origin.cause_id is not None:
-        marks["log_cause"] = origin.cause_id
-    return marks
+    return [None if ts == item.created_at else ts, origin.trace_id, origin.cause_id]
 
 
 def creation_record(item: Item) -> dict[str, Any]:

@@ -29,8 +29,6 @@ from memexd.memory.validation import ValidItem
 
 __all__ = ["COLUMNS", "BatchBuilder", "CreatedEvents", "Prepared", "creation_time"]
 
-#: What an item node keeps of its memory.created event (``creation_marks``).
-MARK_COLUMNS = ("logged_at", "log_trace", "log_cause")
 #: The indexed meta keys, as node properties.
 META_COLUMNS = tuple(sorted(path_keys(key)[0] for key in INDEXED_META))
 #: The node properties a batch passes by position (``cypher/item_create``
@@ -41,7 +39,7 @@ META_COLUMNS = tuple(sorted(path_keys(key)[0] for key in INDEXED_META))
 #: value, and which the statement sets from a map written in it, without
 #: looking each key up per row (measured: 2.8 ms per 1,000 items for four
 #: meta keys in ``$extras``).
-COLUMNS = ITEM_COLUMNS + MARK_COLUMNS + META_COLUMNS
+COLUMNS = ITEM_COLUMNS + ev.CREATION_MARKS + META_COLUMNS
 
 
 def creation_time(v: ValidItem, now_ms: int) -> int:
@@ -123,8 +121,7 @@ class BatchBuilder:
         self.valid.append(v)
         ts = creation_time(v, time.time_ns() // 1_000_000)
         row, meta = item_row(item, v.content_json, v.meta_json)
-        marks = ev.creation_marks(item, self.origin, ts)
-        row += [marks.get(column) for column in MARK_COLUMNS]
+        row += ev.creation_marks(item, self.origin, ts)
         row += [meta.pop(column, None) for column in META_COLUMNS]
         self.rows.append(row)
         self.extras.append(meta)

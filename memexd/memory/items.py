@@ -82,7 +82,7 @@ class ItemCommands:
         """Write a prepared batch (through ``statement`` when it was made
         ready); ``DUPLICATE_MEMORY`` (naming the taken ids) when an id is
         taken, ``CONFLICT`` when a parent stays fenced."""
-        ready = statement or self.statement(batch)
+        ready = self.statement(batch) if statement is None else statement
         deadline = time.monotonic() + FENCE_MS / 1000 + 1
         while True:
             try:
