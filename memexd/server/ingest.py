@@ -60,23 +60,9 @@ PATH = "/items"
 LINE_SLACK = 64 * 1024
 DEFAULT_BATCH = 1_000
 #: MemoryItemInput's field names (GraphQL's, camelCase).
-_FIELDS = frozenset(
-    {
-        "id",
-        "scope",
-        "kind",
-        "content",
-        "author",
-        "sourceKind",
-        "parents",
-        "authority",
-        "conviction",
-        "importance",
-        "intentId",
-        "taskId",
-        "meta",
-    }
-)
+_FIELDS = frozenset({"id", "scope", "kind", "content", "author", "sourceKind", "parents",
+                     "authority", "conviction", "importance", "intentId", "taskId",
+                     "meta"})  # fmt: skip
 _NDJSON = frozenset({MEDIA_TYPE, "application/jsonl", "application/jsonlines"})
 
 
