@@ -13,7 +13,7 @@ MATCH (n:Item {id: $id})
 WHERE fences = 0 AND n.retracted = false AND n.version = $version AND @writable(n)
   AND @writable($props)
 FOREACH (gone IN $removed | SET n += gone)
-SET n += $props, n.version = $version + 1
+SET n += $props, n.version = $version + 1, n.scope_root = @scope_root($props.scope)
 @log_creation(n, $created)
 WITH n
 CALL {

@@ -12,6 +12,7 @@ from falkordb.asyncio import FalkorDB
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.falkordb_wire import encode_params
+from memexd.graph.migrations import migrate
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.indexed import Bands, prefix_below
 from memexd.memory.validation import Limits
@@ -52,7 +53,8 @@ def test_bands_grow_from_what_they_held_and_stay_above_zero() -> None:
     assert list(Bands("unknown", 0, 10)) == []
 
 
-PREFIXES = ["", "a", "a/", "a/b", "a/\ud7ff", "a/\ue000", "é", "a\U0010ffff", "a/\U0001f600", "zz"]
+PREFIXES = ["", "a", "a/", "a/b", "a/\ud7ff", "a/\ue000", "é", "é/", "b/", "a\U0010ffff",
+            "a/\U0001f600", "zz"]  # fmt: skip
 
 
 @pytest.mark.parametrize("prefix", PREFIXES)
@@ -101,7 +103,9 @@ async def test_banded_top_k_equals_the_full_sort(api: Api) -> None:
 @pytest.mark.parametrize(
     ("flt", "index"),
     [
-        (MemoryFilter(scope_prefix="tenant:a/"), "n.scope >= $f0_value"),
+        (MemoryFilter(scope_prefix="tenant:a/"), "n.scope_root = $f0_root"),
+        (MemoryFilter(scope_prefix="tenant:a"), "n.scope_root >= $f0_value"),
+        (MemoryFilter(scope_prefix="tenant:a/x"), "n.scope >= $f0_value"),
         (MemoryFilter(meta={"agent_id": "a1"}), "n.`meta.agent_id` = $f0_value"),
         (MemoryFilter(meta={"session_id": "s"}), "n.`meta.session_id` = $f0_value"),
         (MemoryFilter(kind="fact"), "n.kind = $f0_value"),
@@ -145,3 +149,28 @@ async def test_a_prefix_with_a_selective_equality_is_checked_not_ranged(api: Api
                                  Limits.of(Settings()), 0), api.graph)  # fmt: skip
     assert "n.scope >=" not in fragment.text
     assert "n.scope STARTS WITH" in fragment.text
+
+
+async def test_the_scope_root_follows_the_scope(api: Api) -> None:
+    """An item moved to another scope is found under its new root only."""
+    item = await api.create(scope="tenant:a/x")
+    moved = "tenant:b/y"
+    await api.ok('mutation($id: ID!, $s: String!) { updateItem(id: $id, patch: {scope: $s}, '
+                 'author: "u") { item { id } } }', id=item["id"], s=moved)  # fmt: skip
+    for prefix, found in (("tenant:a/", []), ("tenant:b/", [item["id"]]), ("tenant:b", [item["id"]]),
+                          ("tenant:a", [])):  # fmt: skip
+        got = await api.ok(FIND, f={"scopePrefix": prefix}, limit=10)
+        assert [i["id"] for i in got["items"]] == found, prefix
+
+
+async def test_items_written_before_migration_0011_take_their_roots(api: Api) -> None:
+    made = [(await api.create(scope=s))["id"] for s in ("t1/a", "t1", "t2/a/b")]
+    store = api.store.inner
+    await store.write("MATCH (n:Item) SET n.scope_root = null", {})
+    await store.write("MATCH (m:Migration {version: 11}) DELETE m", {})
+    assert await api.ok(FIND, f={"scopePrefix": "t1/"}, limit=10) == {"items": []}
+    assert [m.version for m in await migrate(api.graph)] == [11]
+    roots = await store.read("MATCH (n:Item) RETURN n.id AS id, n.scope_root AS root", {})
+    assert {r["id"]: r["root"] for r in roots} == dict(zip(made, ("t1", "t1", "t2"), strict=True))
+    got = await api.ok(FIND, f={"scopePrefix": "t1/"}, limit=10)
+    assert [i["id"] for i in got["items"]] == [made[0]]

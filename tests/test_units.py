@@ -214,6 +214,6 @@ class _NoStore:
 
 def test_item_create_reads_positional_rows_in_column_order() -> None:
     source = _source("falkordb", "item_create")
-    pairs = re.findall(r"`?([\w.]+)`?: r\[(\d+)\]", source)
+    pairs = re.findall(r"`?([\w.]+)`?: (?:@interned\()?r\[(\d+)\]", source)
     assert [name for name, _ in pairs] == list(COLUMNS)
     assert [int(k) for _, k in pairs] == list(range(len(COLUMNS)))

@@ -168,10 +168,11 @@ def _ranged(expr: Expr) -> Expr:
 
 
 def prefixes_checked(expr: Expr) -> Expr:
-    """``expr`` with the scope prefixes it AND-s checked on the candidates of
-    its other conditions instead of walked as index ranges: for conditions
-    known to be narrow (a selective equality; the first band of a sorted
-    top-k, ``reads``)."""
+    """``expr`` with the scope ranges it AND-s checked on the candidates of
+    its other conditions instead of walked: for conditions known to be
+    narrow (a selective equality; the first band of a sorted top-k,
+    ``reads``). Prefixes served by the root index stay: one root, or a few,
+    costs the engine little next to any other condition."""
     if not isinstance(expr, _Junction) or expr.op != "AND":
         return expr
     return _Junction("AND", tuple(
@@ -301,13 +302,18 @@ def _equalities(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
 
 
 def _prefix(prefix: str) -> Expr:
-    """An index range where the engines agree on one (:mod:`indexed`)."""
+    """The index that serves a scope prefix best (:mod:`indexed`): one root
+    for a root and its '/', a range of roots for a prefix without '/', else a
+    range of scopes where the engines agree on one."""
     if not prefix:
         return TRUE  # every scope starts with ""
+    root, slash, rest = prefix.partition("/")
+    if slash and not rest:
+        return _p("scope_prefix_rooted", value=prefix, root=root)
     below = prefix_below(prefix)
     if below is None:
         return _p("scope_prefix_open", value=prefix)
-    return _p("scope_prefix", value=prefix, below=below)
+    return _p("scope_prefix" if slash else "scope_root_prefix", value=prefix, below=below)
 
 
 def _text(value: Any, field: str) -> str:

@@ -1,8 +1,14 @@
 """Where filters and sorts meet the engines' indexes (docs/filters.md, "Indexes").
 
-- A scope prefix becomes an index range: every scope starting with ``p``
-  sorts at or after ``p`` and before ``p`` with its last character moved one
-  up (:func:`prefix_below`).
+- A scope prefix becomes an index lookup. Items keep their scope's root
+  (``scope_root``: the first segment, before the first '/'; migration 0011),
+  so a root and its '/' (``tenant:t1/``) is one value of that index, and a
+  prefix without '/' a range over the few roots starting with it. Any other
+  prefix is a range of scopes: every scope starting with ``p`` sorts at or
+  after ``p`` and before ``p`` with its last character moved one up
+  (:func:`prefix_below`). On FalkorDB a string range is the union of every
+  value in it, so a tenant's whole range (one value per agent or session
+  scope) cost 20 ms at 1M items where its root costs under 1.
 - Equality on a meta segmentation key (:data:`INDEXED_META`) reads a fixed
   property name that migration 0008 indexes; other meta paths are looked up
   by a computed name, which no index serves.
