@@ -157,7 +157,8 @@ async def test_the_scope_root_follows_the_scope(api: Api) -> None:
     moved = "tenant:b/y"
     await api.ok('mutation($id: ID!, $s: String!) { updateItem(id: $id, patch: {scope: $s}, '
                  'author: "u") { item { id } } }', id=item["id"], s=moved)  # fmt: skip
-    for prefix, found in (("tenant:a/", []), ("tenant:b/", [item["id"]]), ("tenant:b", [item["id"]]),
+    there = [item["id"]]
+    for prefix, found in (("tenant:a/", []), ("tenant:b/", there), ("tenant:b", there),
                           ("tenant:a", [])):  # fmt: skip
         got = await api.ok(FIND, f={"scopePrefix": prefix}, limit=10)
         assert [i["id"] for i in got["items"]] == found, prefix
