@@ -61,6 +61,24 @@ async def test_a_long_chain_is_walked_64_levels_a_round_trip(api: Api) -> None:
     assert [x["id"] for x in got["dependents"]] == ids[1:]
 
 
+async def test_a_loop_back_to_the_start_keeps_the_links_right(api: Api) -> None:
+    """A path that returns to its start is listed backwards by FalkorDB: the
+    attempt that meets one is dropped and the levels are walked instead."""
+    ids = [new_id() for _ in range(10)]
+    await load(api, [row(x, [ids[i - 1]]) for i, x in enumerate(ids)])  # ids[0] <- ids[9]
+    depths, links, _ = tree_of(await api.ok(TREE, id=ids[9], d=None))
+    assert depths == {x: 9 - i for i, x in enumerate(ids)}
+    assert links == {(ids[i], ids[i - 1]) for i in range(10)}
+    got = (await api.ok(CASCADE, id=ids[0]))["cascadeRetract"]["retracted"]
+    assert got == [*ids[1:][::-1], ids[0]]
+
+
+def test_a_last_step_must_lead_to_its_path_end() -> None:
+    ends = [["c", 2, "b", "c"], [None, None, None, None]]
+    assert traversal._last_steps(ends, along=True) == [("b", "c")]
+    assert traversal._last_steps(ends, along=False) is None  # (c, b) leads to b
+
+
 async def test_a_cascade_down_a_long_chain_retracts_children_first(api: Api) -> None:
     ids = await make_chain(api, 200)
     got = (await api.ok(CASCADE, id=ids[0]))["cascadeRetract"]

@@ -77,8 +77,4 @@ class Aliases:
     async def group(self, item_id: str) -> list[Item]:
         """The transitive closure of aliasing, the item itself first."""
         item_id = check.check_uuid(item_id)
-        async with self.provenance.slots:
-            reach = await self.provenance.complete(
-                [item_id], Walk.ALIASES, "alias group", steps=False
-            )
-            return await self.provenance.items(reach)
+        return await self.provenance.items_reached([item_id], Walk.ALIASES, "alias group")

@@ -17,12 +17,16 @@ from memexd.concurrency import compare_and_set
 from memexd.errors import MemoryNotFound
 from memexd.events.vocabulary import Event, Origin, Why
 from memexd.graph import Graph
+from memexd.integrity.ahead import Ahead
 from memexd.integrity.provenance import Provenance
 from memexd.integrity.traversal import Walk, post_order
 from memexd.memory.retraction import Doomed, Retraction
 from memexd.memory.validation import check_prose, check_text, check_uuid
 
-__all__ = ["Cascade"]
+__all__ = ["PLAN_PART", "Cascade"]
+
+#: Items per plan read (parts are read while the walk goes on).
+PLAN_PART = 2_500
 
 
 class Cascade:
@@ -38,17 +42,17 @@ class Cascade:
         why = Why(check_text(author, "author"), check_prose(reason, "reason"))
 
         async def attempt() -> tuple[list[str], list[Event]] | None:
-            async with self.provenance.slots:
-                reach = await self.provenance.complete([item_id], Walk.CHILDREN, "cascade")
-            if not reach.found:
+            # the plan is read while the walk goes on (memexd.integrity.ahead)
+            async with self.provenance.slots, Ahead(self.retraction.plan, PLAN_PART) as ahead:
+                reach = await self.provenance.complete(
+                    [item_id], Walk.CHILDREN, "cascade", found=ahead.add
+                )
+                plan = await ahead.result()
+            if not reach.found or item_id not in plan:
                 raise MemoryNotFound(item_id)
             links = reach.links()
-            # once each: in a lattice most items are the child of several
-            doomed = dict.fromkeys([item_id, *(child for _, child in links)])
-            plan = await self.retraction.plan(list(doomed))
-            if item_id not in plan:
-                raise MemoryNotFound(item_id)
-            self.graph.access.require_write(*dict.fromkeys(d.scope for d in plan.values()))
+            scopes = dict.fromkeys(plan[i].scope for i in reach.depth if i in plan)  # walk order
+            self.graph.access.require_write(*scopes)
             order = post_order(item_id, links, lambda i: _insertion(plan, i))
             if set(order) != set(plan):
                 return None  # an item went since the walk

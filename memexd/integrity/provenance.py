@@ -6,11 +6,12 @@ queues instead of taking the process's memory."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from memexd.errors import ResourceExhausted
 from memexd.graph import Graph
+from memexd.integrity.ahead import Ahead
 from memexd.integrity.traversal import Reach, Walk, walk
 from memexd.memory.model import Item
 from memexd.memory.reads import ItemReads
@@ -52,7 +53,7 @@ class Provenance:
 
     async def reach(
         self, starts: Sequence[str], how: Walk, max_depth: int | None = None, *,
-        steps: bool = True,
+        steps: bool = True, found: Callable[[list[str]], None] | None = None,
     ) -> Reach:  # fmt: skip
         limit = self.settings.traversal_max_depth
         if max_depth is not None:
@@ -64,14 +65,16 @@ class Provenance:
             max_depth=limit if max_depth is None else max_depth,
             max_nodes=self.settings.traversal_max_nodes,
             steps=steps,
+            found=found,
         )
 
     async def complete(
-        self, starts: Sequence[str], how: Walk, what: str, *, steps: bool = True
-    ) -> Reach:
+        self, starts: Sequence[str], how: Walk, what: str, *, steps: bool = True,
+        found: Callable[[list[str]], None] | None = None,
+    ) -> Reach:  # fmt: skip
         """A whole reach, or ``RESOURCE_EXHAUSTED`` naming the limit it hit
-        (never a silent part)."""
-        reach = await self.reach(starts, how, steps=steps)
+        (never a silent part). ``found``: as :func:`walk`'s."""
+        reach = await self.reach(starts, how, steps=steps, found=found)
         if reach.truncated:
             s = self.settings
             raise ResourceExhausted(
@@ -94,9 +97,7 @@ class Provenance:
     async def support_set(self, item_id: str) -> list[Item]:
         """The item and everything that supports it, deduplicated, item first."""
         item_id = check_uuid(item_id)
-        async with self.slots:
-            reach = await self.complete([item_id], Walk.PARENTS, "support set", steps=False)
-            return await self.items(reach)
+        return await self.items_reached([item_id], Walk.PARENTS, "support set")
 
     async def dependents(self, item_id: str, transitive: bool) -> list[Item]:
         """Live items that name the item as a parent, directly or through other
@@ -106,21 +107,18 @@ class Provenance:
         direct = await self.reads.children(item_id)
         if not transitive or not direct:
             return direct
-        async with self.slots:
-            starts = [c.id for c in direct]
-            reach = await self.complete(starts, Walk.CHILDREN, "dependents", steps=False)
-            reach.depth.pop(item_id, None)
-            return await self.items(reach)
+        starts = [c.id for c in direct]
+        return await self.items_reached(starts, Walk.CHILDREN, "dependents", leave_out=item_id)
 
-    async def items(self, reach: Reach) -> list[Item]:
-        """The live items of a reach, in BFS order. Big reaches are read in
-        parts at once: the engine answers one while Python decodes another."""
-        ids = list(reach.depth)
-        parts = [ids[i : i + FETCH_PART] for i in range(0, len(ids), FETCH_PART)]
-        found: dict[str, Item] = {}
-        for part in await asyncio.gather(*(self.reads.fetch(p) for p in parts)):
-            found.update(part)
-        return [found[i] for i in ids if i in found]
+    async def items_reached(
+        self, starts: Sequence[str], how: Walk, what: str, *, leave_out: str | None = None
+    ) -> list[Item]:
+        """The live items of a whole reach but ``leave_out``, in BFS order,
+        read in parts while the walk goes on (:mod:`memexd.integrity.ahead`)."""
+        async with self.slots, Ahead(self.reads.fetch, FETCH_PART) as ahead:
+            reach = await self.complete(starts, how, what, steps=False, found=ahead.add)
+            found = await ahead.result()
+        return [found[i] for i in reach.depth if i in found and i != leave_out]
 
     async def stale_items(self, limit: int | None = None) -> list[StaleItem]:
         """Live items naming a parent that is missing or retracted."""

@@ -16,8 +16,10 @@ round trip per 16 levels, so from a narrow frontier the walk first tries
 paths per level per frontier item (``BUDGET`` in all). Where paths multiply
 (diamonds) that budget runs out, the attempt is thrown away and one levelled
 window follows, so failed attempts cost a bounded number of paths per
-window: still linear. Alias groups are always walked level by level: every
-alias is two relationships, so their paths double at every step.
+window: still linear. Each path also names its last step, and together they
+are every step from what the attempt reached. Alias groups are always walked
+level by level: every alias is two relationships, so their paths double at
+every step.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
+from itertools import islice
 from typing import Any
 
 from memexd.graph import Graph
@@ -64,6 +67,11 @@ class Walk(Enum):
         deep: str | None = self.value[2]
         return deep
 
+    @property
+    def along(self) -> bool:
+        """Whether it walks the way its relationships point (start to end)."""
+        return not self.pattern.startswith("<")
+
 
 @dataclass(slots=True)
 class Reach:
@@ -90,16 +98,19 @@ async def walk(
     max_depth: int,
     max_nodes: int,
     steps: bool = True,
+    found: Callable[[list[str]], None] | None = None,
 ) -> Reach:
     """Walk from live items (depth 0); an empty reach means none of them is
-    live. Without ``steps`` only the items are collected, not the links."""
+    live. Without ``steps`` only the items are collected, not the links.
+    ``found`` is told the items reached after each round trip (new ones
+    only), so reads about them can start while the walk goes on."""
     reach = Reach()
+    told = 0
     frontier, base = list(dict.fromkeys(starts)), 0
-    deep_reached: list[str] = []  # expanded by deep attempts: steps read at the end
     while frontier:
         # deep where it pays; a levelled window where it would not (wide
         # frontiers) or ran out of paths, then deep again
-        row = await _deep(graph, frontier, how)
+        row = await _deep(graph, frontier, how, steps)
         if row is None:
             row = (await graph.read(
                 "traverse", {"ids": frontier, "wide": WIDE, "steps": steps},
@@ -108,28 +119,48 @@ async def walk(
         if base == 0 and not _started(reach, row["starts"], max_nodes):
             return reach
         if "ends" in row:
-            deep_reached += frontier
-            frontier = _absorb_deep(reach, row["ends"], base, max_depth, max_nodes, deep_reached)
+            if steps:
+                reach.steps.update(dict.fromkeys(row["steps"]))
+            frontier = _absorb_deep(reach, row["ends"], base, max_depth, max_nodes)
             base += DEEP
         else:
             frontier, base = _absorb(reach, row, base, max_depth, max_nodes)
-    if steps and deep_reached:
-        params = {"ids": list(dict.fromkeys(deep_reached))}
-        for row in await graph.read("traverse_steps", params, pattern=how.pattern, rel=how.rel):
-            reach.steps.update(((row["from"], to), None) for to in row["to"])
+        if found is not None and len(reach.depth) > told:
+            found(list(islice(reversed(reach.depth), len(reach.depth) - told)))
+            told = len(reach.depth)
     return reach
 
 
-async def _deep(graph: Graph, frontier: list[str], how: Walk) -> Row | None:
-    """A deep attempt's row, or None where it would not pay (a wide frontier)
-    or ran out of paths (the levels are walked one by one instead)."""
+async def _deep(graph: Graph, frontier: list[str], how: Walk, steps: bool) -> Row | None:
+    """A deep attempt's row (with ``steps``, the steps its paths took), or
+    None where it would not pay (a wide frontier) or ran out of paths (the
+    levels are walked one by one instead)."""
     if len(frontier) > WIDE or how.deep is None:
         return None
     # enough for thin stretches (a few paths per level per item); where paths
     # multiply, failing fast is what keeps the attempt cheap
     params = {"ids": frontier, "budget": min(BUDGET, 4 * DEEP * len(frontier))}
-    row = (await graph.read("traverse_deep", params, pattern=how.deep))[0]
-    return row if row["complete"] else None
+    slots = {"pattern": how.deep} if steps else {"pattern": how.deep, "step": ""}
+    row = (await graph.read("traverse_deep", params, **slots))[0]
+    if not row["complete"] or not steps:
+        return row if row["complete"] else None
+    last = _last_steps(row["ends"], how.along)
+    return None if last is None else {**row, "steps": last}
+
+
+def _last_steps(ends: list[list[Any]], along: bool) -> list[tuple[str, str]] | None:
+    """Each path's last step, ``(from, to)`` in walking direction, from its last
+    relationship's ends (``a``, ``b``); None if one does not lead to its path's
+    end (a path listed backwards: the attempt is not used)."""
+    steps = []
+    for end, _, a, b in ends:
+        if end is None:  # a start without paths
+            continue
+        step = (a, b) if along else (b, a)
+        if step[1] != end:
+            return None
+        steps.append(step)
+    return steps
 
 
 def _started(reach: Reach, starts: list[str], max_nodes: int) -> bool:
@@ -170,12 +201,11 @@ def _absorb_deep(
     base: int,
     max_depth: int,
     max_nodes: int,
-    added: list[str],
 ) -> list[str]:
-    """Take a deep attempt's paths into the reach (the new items appended to
-    ``added`` too); return the next frontier (the new items at its last level)."""
+    """Take a deep attempt's paths into the reach; return the next frontier
+    (the new items at its last level)."""
     levels: dict[str, int] = {}
-    for end, length in ends:
+    for end, length, *_ in ends:
         if end is None:  # a start without paths
             continue
         if end not in reach.depth and length < levels.get(end, DEEP + 1):
@@ -190,7 +220,6 @@ def _absorb_deep(
             reach.truncated = True
             return []
         reach.depth.update((n, base + length) for n in fresh)
-        added += fresh
     return fresh if DEEP in by_level else []
 
 
