@@ -169,10 +169,11 @@ _CELLS = frozenset({str, int, float, bool, type(None), list})
 
 
 def _table(rows: list[Any]) -> bytes | None:
-    r"""A list of lists of plain values (strings, finite floats, 64-bit
-    integers, booleans, nulls, lists of strings) in one orjson call, or None
-    when ``rows`` is not one: the positional rows bulk statements take,
-    20,000 cells to a batch, which value by value cost ~10 ms.
+    r"""A list of plain values (strings, finite floats, 64-bit integers,
+    booleans, nulls, lists of strings), or a list of lists of them, in one
+    orjson call, or None when ``rows`` is neither: the positional rows bulk
+    statements take (20,000 cells to a batch, which value by value cost
+    ~10 ms), and the ids and versions a walk or a cascade passes.
 
     orjson's JSON is a Cypher literal here: FalkorDB reads the escapes
     orjson writes (``\\ \" \n \r \t \b \f``), but not ``\uXXXX``,
@@ -180,9 +181,10 @@ def _table(rows: list[Any]) -> bytes | None:
     the value-by-value way (which refuses NUL). So do NaN and infinities
     (orjson would write ``null``) and integers past 64 bits.
     """
-    if not rows or not all(type(row) is list for row in rows):
+    if not rows:
         return None
-    cells = [cell for row in rows for cell in row]
+    nested = all(type(row) is list for row in rows)
+    cells = [cell for row in rows for cell in row] if nested else rows
     kinds = set(map(type, cells))
     if not kinds <= _CELLS:
         return None

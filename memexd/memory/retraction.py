@@ -54,11 +54,11 @@ class Retraction:
         The statement gives a row per item, then a row per edge and item it
         touches (see ``cypher/item_retract_plan.cypher``)."""
         rows = await self.graph.read("item_retract_plan", {"ids": list(ids)})
-        items: dict[str, Row] = {}
+        items: dict[str, list[Any]] = {}
         found: dict[str, tuple[Row, list[str]]] = {}
         for row in rows:
             if row["item"] is not None:
-                items[row["item"]["id"]] = row["item"]
+                items[row["item"][0]] = row["item"]
             else:  # an edge between two of the items comes once from each
                 found.setdefault(row["edge"]["edge_id"], (row["edge"], row["scopes"]))
         touching: dict[str, list[tuple[Edge, tuple[str, str]]]] = {}
@@ -102,10 +102,11 @@ class Retraction:
         return [e for e in events if readable.issuperset(e.scopes or ())]
 
 
-def _doomed(row: Row, edges: list[tuple[Edge, tuple[str, str]]]) -> Doomed:
+def _doomed(item: list[Any], edges: list[tuple[Edge, tuple[str, str]]]) -> Doomed:
+    """From the plan's ``[id, scope, seq, created_at, version]`` and edges."""
     edges.sort(key=lambda pair: (pair[0].seq, pair[0].edge_id))
-    return Doomed(row["id"], row["scope"], int(row.get("seq") or 0), int(row["created_at"]),
-                  int(row["version"]), tuple(edges))  # fmt: skip
+    item_id, scope, seq, created_at, version = item
+    return Doomed(item_id, scope, int(seq or 0), int(created_at), int(version), tuple(edges))
 
 
 def placement(events: Sequence[Event]) -> tuple[dict[str, tuple[str, int]], dict[str, Any]]:
