@@ -111,5 +111,4 @@ async def cascade_retract(
     order, events = await info.context.memex.cascade.retract(
         id, author, reason, info.context.origin
     )
-    returned = await Event.returned(info, events)
-    return CascadeResult(retracted=[strawberry.ID(i) for i in order], events=returned)
+    return CascadeResult(retracted=[strawberry.ID(i) for i in order], emitted=events)

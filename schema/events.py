@@ -55,11 +55,11 @@ class Event:
         )
 
     @classmethod
-    def all(cls, events: list[EventRecord]) -> list[Event]:
+    def all(cls, events: Sequence[EventRecord]) -> list[Event]:
         return [cls.of(e) for e in events]
 
     @classmethod
-    async def returned(cls, info: Info, events: list[EventRecord]) -> list[Event]:
+    async def returned(cls, info: Info, events: Sequence[EventRecord]) -> list[Event]:
         """A command's events. The payloads of its memory.retracted events are
         read from their items (one read), and only when the caller selected
         ``payload``: a cascade of 10,000 items would otherwise build 10,000

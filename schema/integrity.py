@@ -3,11 +3,15 @@ contradictions and cascade results."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import strawberry
+from memexd.schema.common import Info
 from memexd.schema.edges import Edge
 from memexd.schema.events import Event
 from memexd.schema.items import MemoryItem
 
+from memexd.events.vocabulary import Event as EventRecord
 from memexd.integrity.contradictions import Contradiction as ContradictionRecord
 from memexd.integrity.provenance import StaleItem as StaleItemRecord
 from memexd.integrity.provenance import SupportTree
@@ -84,7 +88,14 @@ class StaleItem:
 
 @strawberry.type(description="What a cascade retracted, and the events it emitted.")
 class CascadeResult:
+    """Its events are made only if selected: a cascade of 10,000 items is
+    often asked for ``retracted`` alone."""
+
     retracted: list[strawberry.ID] = strawberry.field(
         description="Retracted ids, children before parents."
     )
-    events: list[Event] = strawberry.field(description="One `memory.retracted` per item.")
+    emitted: strawberry.Private[Sequence[EventRecord]]
+
+    @strawberry.field(description="One `memory.retracted` per item.")
+    async def events(self, info: Info) -> list[Event]:
+        return await Event.returned(info, self.emitted)

@@ -227,13 +227,16 @@ MEMORY_RETRACTED = "memory.retracted"
 _RETRACTED = (MEMORY_RETRACTED, "memory.retract")
 
 
-def memory_retracted(item_id: str, scope: str, origin: Origin, why: Why, ts: int) -> Event:
+def memory_retracted(
+    item_id: str, scope: str, origin: Origin, why: Why, ts: int, *, event_id: str | None = None
+) -> Event:
     """The whole item as it was when retracted: its payload is left to
     :func:`retracted_payload`, from the item once it is retracted. The item
     keeps the event (:func:`retraction_marks`,
-    :func:`retraction_from_row`; docs/events.md, "Storage")."""
-    return Event(id=new_id(), namespace="memory", type=MEMORY_RETRACTED, ts=ts, payload=None,
-                 trace_id=origin.trace_id, cause_id=origin.cause_id,
+    :func:`retraction_from_row`; docs/events.md, "Storage"). ``event_id``:
+    drawn already (``memexd.memory.retraction.RetractionEvents``)."""
+    return Event(id=event_id or new_id(), namespace="memory", type=MEMORY_RETRACTED, ts=ts,
+                 payload=None, trace_id=origin.trace_id, cause_id=origin.cause_id,
                  author=why.author, reason=why.reason, scope=scope, scopes=(scope,),
                  subject=item_id, item_ids=(item_id,))  # fmt: skip
 

@@ -13,6 +13,8 @@ of the edges touching it (see :mod:`memexd.memory.retraction`).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from memexd.concurrency import compare_and_set
 from memexd.errors import MemoryNotFound
 from memexd.events.vocabulary import Event, Origin, Why
@@ -37,11 +39,11 @@ class Cascade:
 
     async def retract(
         self, item_id: str, author: str, reason: str | None, origin: Origin
-    ) -> tuple[list[str], list[Event]]:
+    ) -> tuple[list[str], Sequence[Event]]:
         item_id = check_uuid(item_id)
         why = Why(check_text(author, "author"), check_prose(reason, "reason"))
 
-        async def attempt() -> tuple[list[str], list[Event]] | None:
+        async def attempt() -> tuple[list[str], Sequence[Event]] | None:
             # the plan is read while the walk goes on (memexd.integrity.ahead)
             async with self.provenance.slots, Ahead(self.retraction.plan, PLAN_PART) as ahead:
                 reach = await self.provenance.complete(

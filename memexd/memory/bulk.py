@@ -207,7 +207,7 @@ class BulkCommands:
         retracting = await self.retraction.plan(list(doomed)) if doomed else {}
         if any(i not in retracting or retracting[i].version != v for i, v in doomed.items()):
             return None  # retracted or changed since the items were read
-        groups = _by_item(retraction_events(list(doomed), retracting, origin, why))
+        groups = _by_item(list(retraction_events(list(doomed), retracting, origin, why)))
         events: list[Event] = []
         updates: list[dict[str, Any]] = []
         for item, version, outcome in touched:

@@ -146,12 +146,12 @@ class ItemCommands:
 
     async def retract(
         self, item_id: str, author: str, reason: str | None, origin: Origin
-    ) -> list[Event]:
+    ) -> Sequence[Event]:
         """Retract a live item and every edge touching it (MemEX's rule)."""
         item_id = check.check_uuid(item_id)
         why = Why(check.check_text(author, "author"), check.check_prose(reason, "reason"))
 
-        async def attempt() -> list[Event] | None:
+        async def attempt() -> Sequence[Event] | None:
             plan = await self.retraction.plan([item_id])
             if item_id not in plan:
                 raise MemoryNotFound(item_id)

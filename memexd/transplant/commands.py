@@ -190,7 +190,7 @@ def _retract(what: str, cmd: JSONObject) -> Command:
 
     async def run(memex: Memex, origin: Origin) -> list[Event]:
         service = memex.items if what == "memory" else memex.edges
-        return await service.retract(target, author, reason, origin)
+        return list(await service.retract(target, author, reason, origin))
 
     return Call(f"{what}.retract", run)
 
