@@ -8,7 +8,7 @@ One ``memexd serve`` (embedded FalkorDB), one run, in this order:
    per request) and the same items by raw batched Cypher (``UNWIND $rows AS r
    CREATE (n:Item) SET n = r``, the same property maps, 1,000 per query) into
    a scratch graph with memexd's indexes on the same engine, and another
-   sample through the bulk NDJSON endpoint ``POST /items``: five interleaved
+   sample through the bulk NDJSON endpoint ``POST /items``: two interleaved
    rounds of the three; items/s and ratios.
 2. **Build** the rest of ``--items`` through the NDJSON endpoint: items
    shaped like real use (100 tenants x 10 projects; kinds, authors, source
@@ -72,7 +72,7 @@ EDGE_KINDS = ["SUPPORTS", "CONTRADICTS", "SUPERSEDES", "ABOUT", "DERIVED_FROM"]
 RAW_CREATE = "UNWIND $rows AS r CREATE (n:Item) SET n = r"
 BATCH = 1_000
 #: Interleaved rounds of the ingest figures.
-ROUNDS = 5
+ROUNDS = 2
 ITEM = "query($id: ID!) { item(id: $id) { id scope kind content authority createdAt } }"
 RAW_ITEM = (
     "MATCH (n:Item {id: $id}) RETURN n.id, n.scope, n.kind, n.content, n.authority, n.created_at"
