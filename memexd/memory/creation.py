@@ -14,12 +14,12 @@ may want back are made only if it looks at them.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 from memexd.errors import DuplicateMemory
 from memexd.events import vocabulary as ev
+from memexd.events.lazy import LazyEvents
 from memexd.events.vocabulary import Event, Origin
 from memexd.memory.indexed import INDEXED_META
 from memexd.memory.meta import path_keys
@@ -48,34 +48,21 @@ def creation_time(v: ValidItem, now_ms: int) -> int:
     return v.item.created_at if v.minted else now_ms
 
 
-class CreatedEvents(Sequence[Event]):
+class CreatedEvents(LazyEvents):
     """A batch's memory.created events as records, made on first look (a
     batch of thousands rarely has them read back)."""
 
     def __init__(self, valid: list[ValidItem], times: list[int], origin: Origin):
         self._valid, self._times, self._origin = valid, times, origin
-        self._made: list[Event] | None = None
 
-    def _all(self) -> list[Event]:
-        if self._made is None:
-            self._made = [
-                ev.memory_created(v.item, self._origin, v.content_json, v.meta_json, ts=ts)
-                for v, ts in zip(self._valid, self._times, strict=True)
-            ]
-        return self._made
-
-    @overload
-    def __getitem__(self, index: int) -> Event: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Event]: ...
-    def __getitem__(self, index: int | slice) -> Event | list[Event]:
-        return self._all()[index]
+    def _make(self) -> list[Event]:
+        return [
+            ev.memory_created(v.item, self._origin, v.content_json, v.meta_json, ts=ts)
+            for v, ts in zip(self._valid, self._times, strict=True)
+        ]
 
     def __len__(self) -> int:
         return len(self._valid)
-
-    def __iter__(self) -> Iterator[Event]:
-        return iter(self._all())
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +114,7 @@ class BatchBuilder:
         self.extras.append(meta)
         self.times.append(ts)
         if item.parents:
-            self.links.extend(links(item))
+            self.links.extend(links(item, len(self.rows) - 1))
         if item.intent_id is not None:
             self.intent_links.append({"item": item.id, "plan": item.intent_id})
         if item.task_id is not None:
@@ -150,9 +137,8 @@ class BatchBuilder:
         return Prepared(items, CreatedEvents(self.valid, self.times, self.origin), params)
 
 
-def links(item: Item) -> Sequence[dict[str, Any]]:
-    """The item's PARENT links, in its parents' order."""
-    return [
-        {"child": item.id, "parent": parent, "ord": ord_}
-        for ord_, parent in enumerate(item.parents or ())
-    ]
+def links(item: Item, row: int | None = None) -> list[dict[str, Any]]:
+    """The item's PARENT links, in its parents' order; ``row``: the item's
+    place in its batch, by which ``item_create`` finds the child."""
+    at = {} if row is None else {"row": row}
+    return [{"parent": parent, "ord": ord_, **at} for ord_, parent in enumerate(item.parents or ())]

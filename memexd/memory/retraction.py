@@ -15,9 +15,10 @@ import copy
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
-from typing import Any, overload
+from typing import Any
 
 from memexd.events import vocabulary as ev
+from memexd.events.lazy import LazyEvents
 from memexd.events.vocabulary import Event, Origin, Why, event_props
 from memexd.graph import Graph
 from memexd.ids import new_id
@@ -144,7 +145,7 @@ def _placed(
     return kept, {"events": placed, "count": count, "marks": marks}
 
 
-class RetractionEvents(Sequence[Event]):
+class RetractionEvents(LazyEvents):
     """A retraction's events in log order: each item's ``memory.retracted``,
     then the ``edge.retracted`` of its edges not yet reported (an edge
     between two doomed items goes with the first of them). The
@@ -170,7 +171,6 @@ class RetractionEvents(Sequence[Event]):
                     event = ev.edge_retracted(edge, origin, why, cause="memory.retract",
                                               scopes=scopes, ts=self._ts)  # fmt: skip
                     self._entries.append(event)
-        self._made: list[Event] | None = None
 
     def log(self) -> Iterator[LogEntry]:
         for entry in self._entries:
@@ -204,23 +204,11 @@ class RetractionEvents(Sequence[Event]):
         return ev.memory_retracted(entry, self._plan[entry].scope, self._origin, self._why,
                                    self._ts, event_id=self._ids[entry])  # fmt: skip
 
-    def _all(self) -> list[Event]:
-        if self._made is None:
-            self._made = [self._event(entry) for entry in self._entries]
-        return self._made
-
-    @overload
-    def __getitem__(self, index: int) -> Event: ...
-    @overload
-    def __getitem__(self, index: slice) -> list[Event]: ...
-    def __getitem__(self, index: int | slice) -> Event | list[Event]:
-        return self._all()[index]
+    def _make(self) -> list[Event]:
+        return [self._event(entry) for entry in self._entries]
 
     def __len__(self) -> int:
         return len(self._entries)
-
-    def __iter__(self) -> Iterator[Event]:
-        return iter(self._all())
 
 
 def retraction_events(
