@@ -84,7 +84,7 @@ FIND = """query($f: MemoryFilter, $sort: [SortOption!]) {
 def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=1_000_000)
-    parser.add_argument("--sample", type=int, default=100_000, help="items per ingest figure")
+    parser.add_argument("--sample", type=int, default=50_000, help="items per ingest figure")
     parser.add_argument("--edges", type=int, default=20_000)
     parser.add_argument("--walk", type=int, default=10_000, help="chain and alias group size")
     parser.add_argument("--reads", type=int, default=3_000, help="timed point reads per side")
@@ -193,8 +193,8 @@ async def raw_ingest(server: MemexdServer, rows: list[dict[str, Any]], *, last: 
 
 def ingest(server: MemexdServer, client: httpx.Client, shapes: Shapes, sample: int) -> int:
     """The three paths in interleaved rounds (raw, createItems, NDJSON), so a
-    slow spell of the machine or the engine (a background AOF rewrite) falls
-    on all three: rates from the total times, ratios per round shown too."""
+    slow spell of the machine falls on all three: rates from the total
+    times, ratios per round shown too."""
     per = sample // ROUNDS
     print(f"ingest: {per * ROUNDS:,} items per path in {ROUNDS} interleaved rounds, "
           f"{BATCH:,} per request/query")  # fmt: skip
