@@ -189,8 +189,9 @@ def _table(rows: list[Any]) -> bytes | None:
     if not kinds <= _CELLS:
         return None
     if float in kinds:
-        total = sum([c for c in cells if type(c) is float])
-        if total - total != 0.0:  # a NaN or an infinity among them (or an overflow)
+        floats = [c for c in cells if type(c) is float]
+        total = sum(floats)  # finite: so is every one; else look closer (an overflow)
+        if total - total != 0.0 and not all(map(math.isfinite, floats)):
             return None
     if int in kinds:
         ints = [c for c in cells if type(c) is int]
