@@ -142,8 +142,10 @@ async def _deep(graph: Graph, frontier: list[str], how: Walk, steps: bool) -> Ro
     params = {"ids": frontier, "budget": min(BUDGET, 4 * DEEP * len(frontier))}
     slots = {"pattern": how.deep} if steps else {"pattern": how.deep, "step": ""}
     row = (await graph.read("traverse_deep", params, **slots))[0]
-    if not row["complete"] or not steps:
-        return row if row["complete"] else None
+    if not row["complete"]:
+        return None
+    if not steps:
+        return row
     last = _last_steps(row["ends"], how.along)
     return None if last is None else {**row, "steps": last}
 

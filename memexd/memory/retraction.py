@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import copy
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,7 +85,7 @@ class Retraction:
         live child outside ``order`` may exist (a cascade). The events the
         caller can read, or ``None`` when the state changed since the plan."""
         events = retraction_events(order, plan, origin, why)
-        kept, logged = placement(events)
+        kept, logged = events.placement()
         params = {
             "ids": list(order),
             "versions": [plan[i].version for i in order],
@@ -122,8 +122,6 @@ def placement(events: Sequence[Event]) -> tuple[dict[str, tuple[str, int]], dict
     item (item id → the event's id and its place among ``events``), the rest
     as nodes at their places; the statement's ``events``, ``count`` and
     ``marks`` (what all its retractions share) parameters."""
-    if isinstance(events, RetractionEvents):
-        return _placed(events.log(), events.marks())
     first = next((e for e in events if e.type == ev.MEMORY_RETRACTED), None)
     log = ((e.subject, e.id, None) if e.type == ev.MEMORY_RETRACTED and e.subject is not None
            else (None, e.id, e) for e in events)  # fmt: skip
@@ -172,16 +170,12 @@ class RetractionEvents(LazyEvents):
                                               scopes=scopes, ts=self._ts)  # fmt: skip
                     self._entries.append(event)
 
-    def log(self) -> Iterator[LogEntry]:
-        for entry in self._entries:
-            if isinstance(entry, str):
-                yield entry, self._ids[entry], None
-            else:
-                yield None, entry.id, entry
-
-    def marks(self) -> dict[str, Any]:
+    def placement(self) -> tuple[dict[str, tuple[str, int]], dict[str, Any]]:
+        """As :func:`placement`, without making the memory.retracted records."""
+        log = ((e, self._ids[e], None) if isinstance(e, str) else (None, e.id, e)
+               for e in self._entries)  # fmt: skip
         first = next((e for e in self._entries if isinstance(e, str)), None)
-        return {} if first is None else ev.retraction_marks(self._event(first))
+        return _placed(log, {} if first is None else ev.retraction_marks(self._event(first)))
 
     def readable(self, can_read: Callable[[str], bool]) -> RetractionEvents:
         """The events a caller who ``can_read`` these scopes may see (all of
