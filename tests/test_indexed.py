@@ -22,7 +22,7 @@ from tests.support import Api
 FIND = """query($f: MemoryFilter, $sort: [SortOption!], $limit: Int) {
   items(filter: $f, sort: $sort, limit: $limit) { id scope authority importance } }"""
 SCOPES = ["a", "a/b", "a/b/c", "a/bc", "a/c", "a/a", "b", "é/ß", "a/\ud7ff", "a/\ue000x",
-          "a/\U0001f600", "a\U0010ffff", "ab"]  # fmt: skip
+          "a/\U0001f600", "a\U0010ffff", "ab", "/a", "/"]  # fmt: skip
 
 
 def test_prefix_bounds() -> None:
@@ -53,7 +53,7 @@ def test_bands_grow_from_what_they_held_and_stay_above_zero() -> None:
     assert list(Bands("unknown", 0, 10)) == []
 
 
-PREFIXES = ["", "a", "a/", "a/b", "a/\ud7ff", "a/\ue000", "é", "é/", "b/", "a\U0010ffff",
+PREFIXES = ["", "a", "a/", "a/b", "a/\ud7ff", "a/\ue000", "é", "é/", "b/", "/", "/a", "a\U0010ffff",
             "a/\U0001f600", "zz"]  # fmt: skip
 
 

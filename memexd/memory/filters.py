@@ -308,7 +308,7 @@ def _prefix(prefix: str) -> Expr:
     if not prefix:
         return TRUE  # every scope starts with ""
     root, slash, rest = prefix.partition("/")
-    if slash and not rest:
+    if slash and not rest and root:  # FalkorDB's index holds no empty string
         return _p("scope_prefix_rooted", value=prefix, root=root)
     below = prefix_below(prefix)
     if below is None:
