@@ -21,7 +21,7 @@ from memexd.feed.store import WakingStore
 from memexd.graph import Graph
 from memexd.graph.open import open_migrated
 from memexd.memory.text import ensure_index
-from memexd.server import explorer, graphiql
+from memexd.server import explorer, graphiql, nesting
 from memexd.server.http import BodyLimit, Shortcut
 from memexd.server.ingest import PATH as INGEST_PATH
 from memexd.server.ingest import ingest_route
@@ -38,6 +38,7 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
     migrations); without, start-up opens the configured engine, applies
     pending migrations, and shutdown closes it."""
     settings = settings or load_settings()
+    nesting.install()  # graphql-core's variable walk, skipped where types bound it
     holder = Holder()
     gate = Gate(settings)
     feed = Feed(FeedSettings.of(settings))
