@@ -46,6 +46,8 @@ class Doomed:
     created_at: int
     version: int
     edges: tuple[tuple[Edge, tuple[str, str]], ...]
+    #: Its parents, as stored (each a PARENT link when that parent exists).
+    parents: tuple[str, ...] = ()
 
 
 class Retraction:
@@ -104,10 +106,13 @@ class Retraction:
 
 
 def _doomed(item: list[Any], edges: list[tuple[Edge, tuple[str, str]]]) -> Doomed:
-    """From the plan's ``[id, scope, seq, created_at, version]`` and edges."""
+    """From the plan's ``[id, scope, seq, created_at, version, parents]`` and edges."""
     edges.sort(key=lambda pair: (pair[0].seq, pair[0].edge_id))
-    item_id, scope, seq, created_at, version = item
-    return Doomed(item_id, scope, int(seq or 0), int(created_at), int(version), tuple(edges))
+    item_id, scope, seq, created_at, version, parents = item
+    return Doomed(
+        item_id, scope, int(seq or 0), int(created_at), int(version), tuple(edges),
+        tuple(parents or ()),
+    )  # fmt: skip
 
 
 #: One entry of a retraction's log: the item whose memory.retracted event it
