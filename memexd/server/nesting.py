@@ -18,6 +18,7 @@ answers as graphql-core's does.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 from weakref import WeakKeyDictionary
 
@@ -29,26 +30,33 @@ from graphql import (
     is_non_null_type,
 )
 from graphql.execution import values
-from graphql.language.parser import MAX_NESTING_DEPTH
+from graphql.language import parser
 
 __all__ = ["input_is_nested_too_deeply", "install", "type_depth"]
 
-#: graphql-core's own walk, for the types that need it.
-_walk = values.input_is_nested_too_deeply
+#: graphql-core's own walk, for the types that need it (None in a version
+#: without it: nothing to replace then).
+_walk: Callable[[Any, GraphQLInputType], bool] | None = getattr(
+    values, "input_is_nested_too_deeply", None
+)
+#: graphql-core's limit (200 levels in 3.3).
+MAX_NESTING_DEPTH: int = getattr(parser, "MAX_NESTING_DEPTH", 200)
 #: Per input object type (owned by its schema): the depth below it, or None.
 _depths: WeakKeyDictionary[GraphQLInputObjectType, int | None] = WeakKeyDictionary()
 
 
 def install() -> None:
-    """Make graphql-core's variable coercion use :func:`input_is_nested_too_deeply`."""
-    values.input_is_nested_too_deeply = input_is_nested_too_deeply
+    """Make graphql-core's variable coercion use :func:`input_is_nested_too_deeply`
+    (where graphql-core has the check: ``tests/test_nesting.py`` says if not)."""
+    if _walk is not None:
+        values.input_is_nested_too_deeply = input_is_nested_too_deeply
 
 
 def input_is_nested_too_deeply(value: Any, type_: GraphQLInputType) -> bool:
     """graphql-core's answer: without walking ``value`` when its type is
     shallow enough that no value of it can be too deep."""
     bound = type_depth(type_)
-    if bound is not None and bound <= MAX_NESTING_DEPTH:
+    if (bound is not None and bound <= MAX_NESTING_DEPTH) or _walk is None:
         return False
     return _walk(value, type_)
 
