@@ -235,7 +235,8 @@ def post_order(
     for a, b in steps:
         below.setdefault(a, []).append(b)
     for targets in below.values():
-        targets.sort(key=first, reverse=True)
+        if len(targets) > 1:  # most items of a chain have one child
+            targets.sort(key=first, reverse=True)
     order: list[str] = []
     seen = {root}
     stack: list[tuple[str, int]] = [(root, 0)]

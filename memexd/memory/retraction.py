@@ -14,8 +14,7 @@ from __future__ import annotations
 import copy
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from memexd.events import vocabulary as ev
 from memexd.events.lazy import LazyEvents
@@ -33,12 +32,13 @@ __all__ = ["FENCE_MS", "Doomed", "Retraction", "RetractionEvents", "placement", 
 FENCE_MS = 5_000
 
 
-@dataclass(frozen=True, slots=True)
-class Doomed:
+class Doomed(NamedTuple):
     """A live item about to be retracted: what the retraction needs of it
     (not its record: its event's payload is read from it when asked for),
     with the live edges touching it (and the scopes of their ends), in
-    insertion order."""
+    insertion order. A named tuple: a cascade makes one per item (10,000
+    took 10.9 ms as a frozen dataclass, 5.1 ms so, with no sort of the
+    empty edge lists)."""
 
     id: str
     scope: str
@@ -107,11 +107,12 @@ class Retraction:
 
 def _doomed(item: list[Any], edges: list[tuple[Edge, tuple[str, str]]]) -> Doomed:
     """From the plan's ``[id, scope, seq, created_at, version, parents]`` and edges."""
-    edges.sort(key=lambda pair: (pair[0].seq, pair[0].edge_id))
+    if edges:
+        edges.sort(key=lambda pair: (pair[0].seq, pair[0].edge_id))
     item_id, scope, seq, created_at, version, parents = item
     return Doomed(
         item_id, scope, int(seq or 0), int(created_at), int(version), tuple(edges),
-        tuple(parents or ()),
+        tuple(parents) if parents else (),
     )  # fmt: skip
 
 
