@@ -39,7 +39,7 @@ import redis.exceptions as redis_errors
 
 from memexd.errors import StartupError, StorageUnavailable
 
-__all__ = ["EmbeddedFalkor", "engine_files"]
+__all__ = ["EmbeddedFalkor", "compact_aof", "engine_files"]
 
 log = logging.getLogger("memexd.embedded")
 
@@ -300,22 +300,7 @@ class EmbeddedFalkor:
 
     async def compact(self, timeout: float = 60.0) -> None:
         """Rewrite the AOF from the data (``BGREWRITEAOF``) and wait for it."""
-        client = aioredis.Redis(unix_socket_path=self.socket)
-        try:
-            with contextlib.suppress(redis_errors.ResponseError):  # one already running
-                await client.bgrewriteaof()
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                info = await client.info("persistence")
-                if not info.get("aof_rewrite_in_progress") and not info.get(
-                    "aof_rewrite_scheduled"
-                ):
-                    return
-                await asyncio.sleep(0.05)
-        except (redis_errors.RedisError, OSError) as exc:
-            log.warning("could not compact the append-only file: %s", exc)
-        finally:
-            await client.aclose()
+        await compact_aof(self.socket, timeout)
 
 
 def _exit(code: int | None) -> str:
@@ -336,5 +321,24 @@ async def _answers(socket: str) -> bool:
         return False
     except redis_errors.BusyLoadingError:
         return False
+    finally:
+        await client.aclose()
+
+
+async def compact_aof(socket: str, timeout: float = 60.0) -> None:
+    """Rewrite the append-only file of the engine on ``socket`` from its data
+    (``BGREWRITEAOF``, or the one already running) and wait for it to end."""
+    client = aioredis.Redis(unix_socket_path=socket)
+    try:
+        with contextlib.suppress(redis_errors.ResponseError):  # one already running
+            await client.bgrewriteaof()
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            info = await client.info("persistence")
+            if not info.get("aof_rewrite_in_progress") and not info.get("aof_rewrite_scheduled"):
+                return
+            await asyncio.sleep(0.05)
+    except (redis_errors.RedisError, OSError) as exc:
+        log.warning("could not compact the append-only file: %s", exc)
     finally:
         await client.aclose()
