@@ -33,7 +33,7 @@ from memexd.memory.filters import Expr, MemoryFilter, Range, conjoin, order_by, 
 from memexd.memory.meta import flatten_meta
 from memexd.memory.model import Item, ItemPatch, SortKey
 from memexd.memory.records import item_from_row, item_props, nulls_apart
-from memexd.memory.retraction import Retraction, placement, retraction_events
+from memexd.memory.retraction import Retraction, RetractionEvents, placement
 from memexd.memory.validation import Limits
 
 __all__ = ["BulkCommands", "BulkOptions", "ScoreChange", "ScoreRanges", "Transform"]
@@ -207,7 +207,7 @@ class BulkCommands:
         retracting = await self.retraction.plan(list(doomed)) if doomed else {}
         if any(i not in retracting or retracting[i].version != v for i, v in doomed.items()):
             return None  # retracted or changed since the items were read
-        groups = _by_item(list(retraction_events(list(doomed), retracting, origin, why)))
+        groups = _by_item(list(RetractionEvents(list(doomed), retracting, origin, why)))
         events: list[Event] = []
         updates: list[dict[str, Any]] = []
         for item, version, outcome in touched:

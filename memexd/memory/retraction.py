@@ -25,7 +25,7 @@ from memexd.memory.model import Edge
 from memexd.memory.records import edge_from_row
 from memexd.types import Row
 
-__all__ = ["FENCE_MS", "Doomed", "Retraction", "RetractionEvents", "placement", "retraction_events"]
+__all__ = ["FENCE_MS", "Doomed", "Retraction", "RetractionEvents", "placement"]
 
 #: How long a cascade that lost a race keeps new children away from its
 #: items (it clears the fence when it succeeds; a crash leaves it to expire).
@@ -86,7 +86,7 @@ class Retraction:
         """Retract ``order`` (all in ``plan``) and their edges; ``closed``: no
         live child outside ``order`` may exist (a cascade). The events the
         caller can read, or ``None`` when the state changed since the plan."""
-        events = retraction_events(order, plan, origin, why)
+        events = RetractionEvents(order, plan, origin, why)
         kept, logged = events.placement()
         params = {
             "ids": list(order),
@@ -209,10 +209,3 @@ class RetractionEvents(LazyEvents):
 
     def __len__(self) -> int:
         return len(self._entries)
-
-
-def retraction_events(
-    order: Sequence[str], plan: dict[str, Doomed], origin: Origin, why: Why
-) -> RetractionEvents:
-    """The events retracting ``order`` logs (:class:`RetractionEvents`)."""
-    return RetractionEvents(order, plan, origin, why)
