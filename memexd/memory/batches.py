@@ -3,13 +3,12 @@ prepared while the engine writes the previous one.
 
 The engine is a separate process, so parsing, validating, building and
 encoding batch N+1 costs no time while it writes batch N: when N lands, N+1
-is sent at once, and N is settled (answered) while the engine writes N+1.
-One write is in flight at a time, so batches apply in order (a parent
-created in batch N is there for batch N+1, a repeated id fails after its
-first copy). Each record keeps its own outcome: when a batch is refused,
-what happens to its records is the caller's ``refused`` strategy
-(:func:`each_alone` by default: the records whose ids are taken fail alone,
-the others are written again).
+is sent at once. One write is in flight at a time,
+so batches apply in order (a parent created in batch N is there for batch
+N+1, a repeated id fails after its first copy). Each record keeps its own
+outcome: when a batch is refused, what happens to its records is the
+caller's ``refused`` strategy (:func:`each_alone` by default: the records
+whose ids are taken fail alone, the others are written again).
 """
 
 from __future__ import annotations
@@ -99,11 +98,9 @@ class BatchWriter(Generic[T]):
         entries, builder = self._entries, self._builder
         self._entries, self._builder = [], BatchBuilder(self.origin)
         ready = self._ready(builder)  # while the batch in flight is written
-        landed = await self._landed()
+        await self._land()
         self._flight = _Flight(asyncio.create_task(self._write(entries, ready)), entries)
         await asyncio.sleep(0)  # let it start sending
-        if landed is not None:  # answered while the engine writes the next batch
-            await self.settled(landed.entries)
 
     async def close(self) -> None:
         """Write what is left and settle every batch."""
@@ -128,18 +125,12 @@ class BatchWriter(Generic[T]):
         await self._write(entries, self._ready(builder))
 
     async def _land(self) -> None:
-        """Wait for the batch in flight and settle it."""
-        landed = await self._landed()
-        if landed is not None:
-            await self.settled(landed.entries)
-
-    async def _landed(self) -> _Flight[T] | None:
-        """The batch in flight once written, not yet settled (its errors, the
-        engine gone, stop the run)."""
+        """Wait for the batch in flight and settle it (its errors, the engine
+        gone, stop the run)."""
         flight, self._flight = self._flight, None
         if flight is not None:
             await flight.task
-        return flight
+            await self.settled(flight.entries)
 
     def _ready(self, builder: BatchBuilder) -> tuple[Prepared, Statement] | None:
         """The batch and its statement, ready to send (``None``: nothing to write)."""
