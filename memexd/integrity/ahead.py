@@ -19,8 +19,11 @@ from collections.abc import Awaitable, Callable, Iterable
 from types import TracebackType
 from typing import Generic, TypeVar
 
-__all__ = ["AT_ONCE", "Ahead"]
+__all__ = ["AT_ONCE", "PART", "Ahead"]
 
+#: Items per read: a walk's support set, dependents or alias group (item
+#: records), or a cascade's plan.
+PART = 2_500
 #: Parts read on the side at a time while the walk goes on (the walk's own
 #: round trips keep one engine thread busy).
 AT_ONCE = 1
@@ -33,7 +36,9 @@ class Ahead(Generic[T]):
     in parts; :meth:`result` merges them. Use as ``async with``: a walk that
     fails cancels the reads it started."""
 
-    def __init__(self, read: Callable[[list[str]], Awaitable[dict[str, T]]], part: int) -> None:
+    def __init__(
+        self, read: Callable[[list[str]], Awaitable[dict[str, T]]], part: int = PART
+    ) -> None:
         self._read, self._part = read, part
         self._pending: list[str] = []
         self._running: list[asyncio.Task[dict[str, T]]] = []

@@ -25,10 +25,7 @@ from memexd.integrity.traversal import Walk, post_order
 from memexd.memory.retraction import Doomed, Retraction
 from memexd.memory.validation import check_prose, check_text, check_uuid
 
-__all__ = ["PLAN_PART", "Cascade"]
-
-#: Items per plan read (parts are read while the walk goes on).
-PLAN_PART = 2_500
+__all__ = ["Cascade"]
 
 
 class Cascade:
@@ -45,7 +42,7 @@ class Cascade:
 
         async def attempt() -> tuple[list[str], Sequence[Event]] | None:
             # the plan is read while the walk goes on (memexd.integrity.ahead)
-            async with self.provenance.slots, Ahead(self.retraction.plan, PLAN_PART) as ahead:
+            async with self.provenance.slots, Ahead(self.retraction.plan) as ahead:
                 reach = await self.provenance.complete(
                     [item_id], Walk.CHILDREN, "cascade", steps=False, found=ahead.add
                 )

@@ -19,10 +19,7 @@ from memexd.memory.records import item_from_row
 from memexd.memory.validation import check_limit, check_uuid
 from memexd.settings import Settings
 
-__all__ = ["FETCH_PART", "Provenance", "StaleItem", "SupportTree"]
-
-#: Items per read when a walk's items are fetched.
-FETCH_PART = 2_500
+__all__ = ["Provenance", "StaleItem", "SupportTree"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -115,7 +112,7 @@ class Provenance:
     ) -> list[Item]:
         """The live items of a whole reach but ``leave_out``, in BFS order,
         read in parts while the walk goes on (:mod:`memexd.integrity.ahead`)."""
-        async with self.slots, Ahead(self.reads.fetch, FETCH_PART) as ahead:
+        async with self.slots, Ahead(self.reads.fetch) as ahead:
             reach = await self.complete(starts, how, what, steps=False, found=ahead.add)
             found = await ahead.result()
         return [found[i] for i in reach.depth if i in found and i != leave_out]
