@@ -1,15 +1,23 @@
-"""Fixtures: one embedded FalkorDB per session, a fresh graph per test.
+"""Fixtures: every test that touches data runs on both engines.
 
-Set ``MEMEXD_TEST_NEO4J_URI`` (plus ``MEMEXD_TEST_NEO4J_USER`` /
-``MEMEXD_TEST_NEO4J_PASSWORD``) to run the same suite against Neo4j; its
-database is wiped before each test.
+Each test worker (pytest-xdist process) starts one embedded FalkorDB and one
+Neo4j 5.26 (``tests/neo4j_server.py``, the launcher in ``tools/neo4j``).
+Workers never share an engine: FalkorDB gives each test a graph of its own;
+Neo4j Community has one user database, so each worker has a server of its
+own, wiped and migrated before each test.
+
+``MEMEXD_TEST_ENGINES=falkordb`` (or ``neo4j``) runs one engine only, for a
+quick local run; CI runs both. ``MEMEXD_TEST_NEO4J_URI`` (plus
+``MEMEXD_TEST_NEO4J_USER`` / ``MEMEXD_TEST_NEO4J_PASSWORD``) uses a running
+Neo4j instead of starting one (its database is wiped before each test: never
+point it at data you keep, and run one worker: ``-n 0``).
 """
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -24,9 +32,11 @@ from memexd.graph.neo4j import Neo4jStore
 from memexd.server.app import create_app
 from memexd.settings import Settings
 from memexd.types import GraphStore
+from tests.neo4j_server import Neo4jServer
 from tests.support import Api, CountingStore
 
 NEO4J_URI = os.environ.get("MEMEXD_TEST_NEO4J_URI")
+ENGINES = os.environ.get("MEMEXD_TEST_ENGINES", "falkordb,neo4j").split(",")
 
 ApiFactory = Callable[..., Awaitable[Api]]
 
@@ -40,13 +50,35 @@ async def engine(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Embe
 
 
 @pytest.fixture(scope="session")
-async def server_store(engine: EmbeddedFalkor) -> AsyncIterator[GraphStore]:
+def neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jServer]:
+    """This worker's Neo4j (or the one ``MEMEXD_TEST_NEO4J_URI`` names)."""
+    server = Neo4jServer(Path(tmp_path_factory.mktemp("neo4j")))
     if NEO4J_URI:
-        store: GraphStore = Neo4jStore.connect(
-            NEO4J_URI,
-            user=os.environ.get("MEMEXD_TEST_NEO4J_USER", "neo4j"),
-            password=os.environ.get("MEMEXD_TEST_NEO4J_PASSWORD"),
-        )
+        server.uri = NEO4J_URI
+        server.user = os.environ.get("MEMEXD_TEST_NEO4J_USER", "neo4j")
+        server.password = os.environ.get("MEMEXD_TEST_NEO4J_PASSWORD", "")
+        yield server
+        return
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session", params=ENGINES)
+def backend(request: pytest.FixtureRequest) -> str:
+    """The engine a test runs on: each data test runs once per engine."""
+    name: str = request.param
+    return name
+
+
+@pytest.fixture(scope="session")
+async def server_store(
+    backend: str, engine: EmbeddedFalkor, request: pytest.FixtureRequest
+) -> AsyncIterator[GraphStore]:
+    store: GraphStore
+    if backend == "neo4j":
+        server: Neo4jServer = request.getfixturevalue("neo4j")
+        store = Neo4jStore.connect(server.uri, user=server.user, password=server.password)
     else:
         store = FalkorStore.connect(unix_socket=engine.socket, graph="unused")
     yield store

@@ -64,6 +64,12 @@ class Graph:
     ) -> list[Row]:
         return await self.store.write(*self._bind(name, params, slots))
 
+    async def schema(self, name: str) -> None:
+        """Run a schema statement (an index, a constraint): engines run them
+        apart from data writes, and return once the index can answer."""
+        text, _ = self._bind(name, None, {})
+        await self.store.execute_ddl(text)
+
     def statement(
         self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment
     ) -> Statement:

@@ -202,21 +202,29 @@ def _source(backend: str, name: str) -> str:
     return path.read_text(encoding="utf-8")
 
 
-def query_names() -> list[str]:
-    """Every shipped query, shape and fragment name (backend folders excluded)."""
+def query_names(backend: str | None = None) -> list[str]:
+    """Every shipped query, shape and fragment name: the shared ones, and with
+    ``backend`` also the files only that backend has."""
     root = Path(str(_root()))
-    return sorted(
-        str(p.relative_to(root).with_suffix("")).replace("\\", "/")
-        for p in root.rglob("*.cypher")
-        if p.relative_to(root).parts[0] not in ("falkordb", "neo4j")
-    )
+    names = {_name(p, root) for p in root.rglob("*.cypher")
+             if p.relative_to(root).parts[0] not in _BACKENDS}  # fmt: skip
+    if backend is not None:
+        names |= {_name(p, root / backend) for p in (root / backend).rglob("*.cypher")}
+    return sorted(names)
+
+
+_BACKENDS = ("falkordb", "neo4j")
+
+
+def _name(path: Path, root: Path) -> str:
+    return str(path.relative_to(root).with_suffix("")).replace("\\", "/")
 
 
 def write_composed(out: Path, backend: str) -> list[Path]:
     """Write every query as the engines receive it (includes expanded, the
     ``@params`` line kept) for the linter; return the files written."""
     written = []
-    for name in query_names():
+    for name in query_names(backend):
         source = _source(backend, name)
         declared = _PARAMS_LINE.search(source)
         header = f"{declared.group(0)}\n" if declared else ""

@@ -1,11 +1,31 @@
-"""Neo4j 5 through the official async driver (Bolt / neo4j:// routing)."""
+"""Neo4j 5 through the official async driver (Bolt / neo4j:// routing).
+
+FalkorDB runs the writes to a graph one at a time, and memexd's statements
+are written for that: a command reads what it depends on and writes in the
+same statement. Neo4j runs transactions concurrently under read-committed
+isolation, where a statement's reads take no locks, so two commands could
+both pass a version check and both write. Each write transaction here first
+takes the write lock of the event log's counter (every command logs events,
+so every command would take it before committing anyway): writes are
+serialized as on FalkorDB, and what a command reads after the lock is the
+latest committed state. Reads stay concurrent, in read transactions (which a
+``neo4j://`` cluster routes to followers).
+
+Causal consistency across replicas rides on Neo4j bookmarks: see
+:mod:`memexd.graph.bookmarks`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
+import asyncio
+import random
+import re
 
 import neo4j
+import neo4j.exceptions as neo
 
+from memexd.graph import bookmarks
+from memexd.graph.cypher import Queries
 from memexd.graph.errors import neo4j_errors
 from memexd.types import Params, Row
 
@@ -13,10 +33,22 @@ __all__ = ["Neo4jStore"]
 
 # Pin the dialect: the files are written for Cypher 5.
 _PREFIX = "CYPHER 5 "
+#: Transient failures that roll the whole transaction back (sending it again
+#: is safe), and how often to try.
+_RETRY_CODES = ("DeadlockDetected", "LockClientStopped", "Transaction.Outdated")
+_ATTEMPTS = 8
+#: Schema statements that create an index (a constraint brings one too).
+_CREATES_INDEX = re.compile(r"^\s*CREATE\b.*\b(INDEX|CONSTRAINT)\b", re.IGNORECASE | re.DOTALL)
 
 
 class Neo4jStore:
-    """A :class:`memexd.types.GraphStore` on one Neo4j database."""
+    """A :class:`memexd.types.GraphStore` on one Neo4j database.
+
+    At most ``pool_size`` connections; a query that waits longer than
+    ``pool_wait_ms`` for one fails with ``UNAVAILABLE``. Writes are never sent
+    twice after a connection broke mid-flight (their outcome is unknown);
+    transactions the engine rolled back for a deadlock are.
+    """
 
     backend = "neo4j"
 
@@ -26,6 +58,11 @@ class Neo4jStore:
         self._driver = driver
         self._database = database
         self._timeout = timeout_ms / 1000 if timeout_ms else None
+        # this process's own writes are followed by its reads, on a cluster too
+        self._bookmarks = neo4j.AsyncGraphDatabase.bookmark_manager()
+        queries = Queries("neo4j")
+        self._lock = _PREFIX + queries.get("write_lock").text + "\n"
+        self._await_indexes = _PREFIX + queries.get("indexes_await").text
 
     @classmethod
     def connect(
@@ -36,26 +73,56 @@ class Neo4jStore:
         password: str | None,
         database: str | None = None,
         timeout_ms: int | None = None,
+        pool_size: int = 64,
+        pool_wait_ms: int = 5_000,
     ) -> Neo4jStore:
         auth = (user or "neo4j", password or "") if (user or password) else None
-        driver = neo4j.AsyncGraphDatabase.driver(uri, auth=auth)
+        driver = neo4j.AsyncGraphDatabase.driver(
+            uri,
+            auth=auth,
+            max_connection_pool_size=pool_size,
+            connection_acquisition_timeout=pool_wait_ms / 1000,
+            connection_timeout=5.0,
+            # nothing retries behind our back: see write()
+            max_transaction_retry_time=0.0,
+            # queries are logged by memexd itself; the driver's notices are noise
+            warn_notification_severity=None,
+            notifications_min_severity="OFF",
+        )
         return cls(driver, database, timeout_ms)
 
     async def read(self, text: str, params: Params) -> list[Row]:
+        # one auto-commit transaction: a round trip less than an explicit one
         with neo4j_errors():
-            async with self._session(neo4j.READ_ACCESS) as session:
-                return await session.execute_read(self._work, _PREFIX + text, dict(params))
+            return await self._run(neo4j.READ_ACCESS, _PREFIX + text, params)
 
     async def write(self, text: str, params: Params) -> list[Row]:
+        text = self._lock + text
         with neo4j_errors():
-            async with self._session(neo4j.WRITE_ACCESS) as session:
-                return await session.execute_write(self._work, _PREFIX + text, dict(params))
+            for attempt in range(1, _ATTEMPTS + 1):
+                try:
+                    return await self._run(neo4j.WRITE_ACCESS, text, params)
+                except neo.TransientError as exc:
+                    if attempt == _ATTEMPTS or not _rolled_back(exc):
+                        raise
+                await asyncio.sleep(random.uniform(0, 0.002 * attempt))  # noqa: S311
+        raise AssertionError("unreachable: the last attempt returns or raises")
+
+    async def _run(self, mode: str, text: str, params: Params) -> list[Row]:
+        async with self._session(mode) as session:
+            result = await session.run(neo4j.Query(text, timeout=self._timeout), dict(params))
+            rows = await result.data()
+            bookmarks.seen(await session.last_bookmarks())
+            return rows
 
     async def execute_ddl(self, text: str) -> None:
         with neo4j_errors():
             async with self._session(neo4j.WRITE_ACCESS) as session:
-                result = await session.run(text)
-                await result.consume()
+                await (await session.run(_PREFIX + text)).consume()
+                if _CREATES_INDEX.match(text):
+                    # Neo4j fills a new index in the background; until it is
+                    # online, queries on it find nothing
+                    await (await session.run(self._await_indexes)).consume()
 
     async def ping(self) -> None:
         with neo4j_errors():
@@ -65,12 +132,14 @@ class Neo4jStore:
         await self._driver.close()
 
     def _session(self, mode: str) -> neo4j.AsyncSession:
-        return self._driver.session(database=self._database, default_access_mode=mode)
+        return self._driver.session(
+            database=self._database,
+            default_access_mode=mode,
+            bookmarks=bookmarks.given(),
+            bookmark_manager=self._bookmarks,
+        )
 
-    async def _work(
-        self, tx: neo4j.AsyncManagedTransaction, text: str, params: dict[str, Any]
-    ) -> list[Row]:
-        # run() accepts a Query (for the timeout) although its stub says str
-        query: Any = neo4j.Query(text, timeout=self._timeout)
-        result = await tx.run(query, params)
-        return await result.data()
+
+def _rolled_back(exc: neo.TransientError) -> bool:
+    """Whether the engine rolled the transaction back (a deadlock): safe to send again."""
+    return any(code in (exc.code or "") for code in _RETRY_CODES)

@@ -92,6 +92,8 @@ def _external(settings: Settings) -> GraphStore:
             password=settings.password(),
             database=settings.neo4j_database,
             timeout_ms=settings.query_timeout_ms,
+            pool_size=settings.pool_size,
+            pool_wait_ms=settings.pool_wait_ms,
         )
     except MemexError as exc:
         raise StartupError(f"cannot reach {_redacted(settings)}: {exc.message}") from None

@@ -52,9 +52,9 @@ async def ensure_index(graph: Graph, enabled: bool) -> None:
     """Create the full-text index when text search is on, drop it when off."""
     present = int((await graph.read("text_index_exists"))[0]["found"]) > 0
     if enabled and not present:
-        await graph.write("text_index_create")
+        await graph.schema("text_index_create")
     elif present and not enabled:
-        await graph.write("text_index_drop")
+        await graph.schema("text_index_drop")
 
 
 class TextSearch:
