@@ -1,10 +1,13 @@
 """Fixtures: every test that touches data runs on both engines.
 
-Each test worker (pytest-xdist process) starts one embedded FalkorDB and one
-Neo4j 5.26 (``tests/neo4j_server.py``, the launcher in ``tools/neo4j``).
-Workers never share an engine: FalkorDB gives each test a graph of its own;
-Neo4j Community has one user database, so each worker has a server of its
-own, wiped and migrated before each test.
+Each test worker (pytest-xdist process) starts one embedded FalkorDB and its
+own Neo4j 5.26 servers (``tests/neo4j_server.py``, the launcher in
+``tools/neo4j``): workers never share an engine. FalkorDB gives each test a
+graph of its own. Neo4j Community has one user database per server, so the
+``store`` fixture empties its server before each test, and tests that run
+memexd processes or keep data for a module lease another server from the
+worker's pool (``tests/engines.py``). A test about one engine's machinery
+says so with ``@pytest.mark.engines("falkordb")``.
 
 ``MEMEXD_TEST_ENGINES=falkordb`` (or ``neo4j``) runs one engine only, for a
 quick local run; CI runs both. ``MEMEXD_TEST_NEO4J_URI`` (plus
@@ -32,6 +35,7 @@ from memexd.graph.neo4j import Neo4jStore
 from memexd.server.app import create_app
 from memexd.settings import Settings
 from memexd.types import GraphStore
+from tests.engines import Engine, Neo4jPool, tcp_falkordb
 from tests.neo4j_server import Neo4jServer
 from tests.support import Api, CountingStore
 
@@ -39,6 +43,26 @@ NEO4J_URI = os.environ.get("MEMEXD_TEST_NEO4J_URI")
 ENGINES = os.environ.get("MEMEXD_TEST_ENGINES", "falkordb,neo4j").split(",")
 
 ApiFactory = Callable[..., Awaitable[Api]]
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "engines(*names): a test about one engine's own machinery runs on it only"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Leave out (not skip) the runs of ``@pytest.mark.engines(...)`` tests on other engines."""
+    kept, left_out = [], []
+    for item in items:
+        marker = item.get_closest_marker("engines")
+        callspec = getattr(item, "callspec", None)
+        backend = callspec.params.get("backend") if callspec else None
+        other = marker is not None and backend is not None and backend not in marker.args
+        (left_out if other else kept).append(item)
+    if left_out:
+        config.hook.pytest_deselected(items=left_out)
+        items[:] = kept
 
 
 @pytest.fixture(scope="session")
@@ -50,18 +74,24 @@ async def engine(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Embe
 
 
 @pytest.fixture(scope="session")
-def neo4j(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jServer]:
-    """This worker's Neo4j (or the one ``MEMEXD_TEST_NEO4J_URI`` names)."""
-    server = Neo4jServer(Path(tmp_path_factory.mktemp("neo4j")))
-    if NEO4J_URI:
-        server.uri = NEO4J_URI
-        server.user = os.environ.get("MEMEXD_TEST_NEO4J_USER", "neo4j")
-        server.password = os.environ.get("MEMEXD_TEST_NEO4J_PASSWORD", "")
-        yield server
-        return
-    server.start()
-    yield server
-    server.stop()
+def neo4j_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jPool]:
+    """This worker's Neo4j servers, started as tests lease them."""
+    pool = Neo4jPool(Path(tmp_path_factory.mktemp("neo4j")))
+    yield pool
+    pool.close()
+
+
+@pytest.fixture(scope="session")
+def neo4j(neo4j_pool: Neo4jPool) -> Neo4jServer:
+    """The Neo4j the ``store`` fixture runs on (or the one ``MEMEXD_TEST_NEO4J_URI``
+    names): held for the whole session."""
+    if not NEO4J_URI:
+        return neo4j_pool.lease()
+    server = Neo4jServer(neo4j_pool.root / "external")
+    server.uri = NEO4J_URI
+    server.user = os.environ.get("MEMEXD_TEST_NEO4J_USER", "neo4j")
+    server.password = os.environ.get("MEMEXD_TEST_NEO4J_PASSWORD", "")
+    return server
 
 
 @pytest.fixture(scope="session", params=ENGINES)
@@ -95,9 +125,50 @@ async def store(server_store: GraphStore) -> AsyncIterator[GraphStore]:
         await fresh.drop()
     else:
         graph = Graph(server_store)
-        await graph.write("admin_wipe")
-        await migrate(graph)
+        await graph.write("admin_reset")
+        await migrate(graph)  # a no-op, unless a test dropped the records
         yield server_store
+
+
+def _engine(backend: str, pool: Neo4jPool) -> Iterator[Engine]:
+    if backend != "neo4j":
+        yield Engine(backend)
+        return
+    server = pool.lease()
+    try:
+        yield Engine(backend, server)
+    finally:
+        pool.give_back(server)
+
+
+@pytest.fixture
+def graph_engine(backend: str, neo4j_pool: Neo4jPool) -> Iterator[Engine]:
+    """The engine for this test's memexd processes: an empty Neo4j of its own,
+    or the embedded FalkorDB each process starts under its data directory."""
+    yield from _engine(backend, neo4j_pool)
+
+
+@pytest.fixture
+def other_engine(backend: str, neo4j_pool: Neo4jPool) -> Iterator[Engine]:
+    """A second, separate :func:`graph_engine` (a test moving data between two graphs)."""
+    yield from _engine(backend, neo4j_pool)
+
+
+@pytest.fixture
+def shared_engine(backend: str, neo4j_pool: Neo4jPool, tmp_path: Path) -> Iterator[Engine]:
+    """An engine several memexd processes share: an external FalkorDB on TCP,
+    or an empty Neo4j."""
+    if backend == "neo4j":
+        yield from _engine(backend, neo4j_pool)
+        return
+    with tcp_falkordb(tmp_path / "falkordb") as port:
+        yield Engine(backend, falkor_uri=f"falkor://127.0.0.1:{port}")
+
+
+@pytest.fixture(scope="module")
+def module_engine(backend: str, neo4j_pool: Neo4jPool) -> Iterator[Engine]:
+    """:func:`graph_engine` for a module's shared server."""
+    yield from _engine(backend, neo4j_pool)
 
 
 @pytest.fixture

@@ -13,6 +13,8 @@ from typing import Any
 import httpx
 import redis
 
+from tests.engines import Engine
+
 MEMEXD = [sys.executable, "-m", "memexd.cli"]
 
 
@@ -42,11 +44,12 @@ def wait_dead(pid: int, seconds: float = 10.0) -> bool:
 
 
 def serve(
-    data_dir: Path, *args: str, port: int | None = None, **env: str
+    data_dir: Path, *args: str, port: int | None = None, engine: Engine | None = None, **env: str
 ) -> tuple[str, subprocess.Popen[bytes]]:
-    """``memexd serve`` on a free port, once it answers its health check."""
+    """``memexd serve`` on a free port, once it answers its health check; on
+    ``engine`` (default: the embedded FalkorDB under ``data_dir``)."""
     port = port or free_port()
-    environ = {**os.environ, "MEMEXD_FSYNC": "always", **env}
+    environ = environment(engine, MEMEXD_FSYNC="always", **env)
     argv = [*MEMEXD, "serve", "--port", str(port), "--data-dir", str(data_dir), *args]
     process = subprocess.Popen(argv, env=environ, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
@@ -58,6 +61,11 @@ def serve(
         except httpx.TransportError:
             time.sleep(0.1)
     return url, process
+
+
+def environment(engine: Engine | None = None, **env: str) -> dict[str, str]:
+    """The environment for a memexd process on ``engine`` (default: embedded)."""
+    return {**os.environ, **(engine.env() if engine else {}), **env}
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:

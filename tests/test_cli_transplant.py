@@ -14,6 +14,8 @@ from typing import Any
 import memex as mx
 import pytest
 
+from tests.engines import Engine
+
 MEMEXD = str(Path(sys.executable).with_name("memexd"))
 KEYS = ("memories", "edges", "intents", "tasks")
 MISSING = "0190a000-0000-7000-8000-0000000000ff"  # a UUIDv7 no log creates
@@ -95,11 +97,15 @@ def session() -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str
     return commands, envelopes, commands + later
 
 
-def test_replay_export_import_agree_with_memex_python(tmp_path: Path) -> None:
+def test_replay_export_import_agree_with_memex_python(
+    tmp_path: Path, graph_engine: Engine, other_engine: Engine
+) -> None:
     commands, envelopes, applied = session()
     one, two = str(tmp_path / "one"), str(tmp_path / "two")
+    on_one, on_two = graph_engine.env(), other_engine.env()
 
-    done = memexd("replay", "-", "--data-dir", one, "--progress", stdin=ndjson(commands))
+    done = memexd("replay", "-", "--data-dir", one, "--progress", stdin=ndjson(commands),
+                  **on_one)  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert f"replayed {len(commands)} commands from stdin" in done.stdout
     assert f"{len(commands)} applied, 0 failed" in done.stdout
@@ -107,7 +113,7 @@ def test_replay_export_import_agree_with_memex_python(tmp_path: Path) -> None:
 
     log = tmp_path / "envelopes.json"
     log.write_text(json.dumps(envelopes, indent=2))  # a pretty JSON array, not NDJSON
-    done = memexd("replay", str(log), "--data-dir", one)
+    done = memexd("replay", str(log), "--data-dir", one, **on_one)
     assert done.returncode == 0, done.stderr
     assert "replayed 3 envelopes from " in done.stdout
     assert "3 applied, 0 failed" in done.stdout
@@ -117,7 +123,7 @@ def test_replay_export_import_agree_with_memex_python(tmp_path: Path) -> None:
     assert peer.skipped == []
     states = (peer.state, mx.create_intent_state(), mx.create_task_state())
     exported = tmp_path / "export.json"
-    done = memexd("export", str(exported), "--data-dir", one)
+    done = memexd("export", str(exported), "--data-dir", one, **on_one)
     assert done.returncode == 0, done.stderr
     assert "exported memories 4, edges 2, intents 0, tasks 0" in done.stdout
     whole = json.loads(exported.read_text())
@@ -127,7 +133,8 @@ def test_replay_export_import_agree_with_memex_python(tmp_path: Path) -> None:
     )
 
     m5 = applied[-3]["item"]["id"]
-    done = memexd("export", "-", "--memory-ids", m5, "--include-parents", "--data-dir", one)
+    done = memexd("export", "-", "--memory-ids", m5, "--include-parents", "--data-dir", one,
+                  **on_one)  # fmt: skip
     assert done.returncode == 0, done.stderr
     peer_slice = mx.export_slice(*states, memory_ids=[m5], include_parents=True)
     assert as_set(json.loads(done.stdout)) == as_set(dump(peer_slice))
@@ -136,7 +143,7 @@ def test_replay_export_import_agree_with_memex_python(tmp_path: Path) -> None:
     # keys in another order, and pages of 4 records (the import goes memories first)
     backwards = tmp_path / "backwards.json"
     backwards.write_text(json.dumps({key: whole[key] for key in reversed(KEYS)}))
-    small = {"MEMEXD_TRAVERSAL_MAX_NODES": "4"}
+    small = {"MEMEXD_TRAVERSAL_MAX_NODES": "4", **on_two}
     done = memexd("import", str(backwards), "--re-id", "--data-dir", two, **small)
     assert done.returncode == 1
     assert "--re-id needs the whole file in one import" in done.stderr
@@ -146,13 +153,13 @@ def test_replay_export_import_agree_with_memex_python(tmp_path: Path) -> None:
     assert "created: memories 4, edges 2" in done.stdout
     created = json.loads(report.read_text())["created"]
     assert sorted(created["memories"]) == sorted(r["id"] for r in whole["memories"])
-    done = memexd("export", "-", "--data-dir", two, "--quiet")
+    done = memexd("export", "-", "--data-dir", two, "--quiet", **on_two)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout) == whole
     assert done.stderr == ""
 
 
-def test_failures_file_holds_each_failed_index(tmp_path: Path) -> None:
+def test_failures_file_holds_each_failed_index(tmp_path: Path, graph_engine: Engine) -> None:
     m1 = item(1)
     log = [
         {"type": "memory.create", "item": m1},
@@ -167,7 +174,7 @@ def test_failures_file_holds_each_failed_index(tmp_path: Path) -> None:
     path.write_text(json.dumps(log))
     failures = tmp_path / "failed.ndjson"
     done = memexd("replay", str(path), "--failures", str(failures), "--data-dir",
-                  str(tmp_path / "data"))  # fmt: skip
+                  str(tmp_path / "data"), **graph_engine.env())  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert "2 applied, 5 failed (BAD_USER_INPUT 2, DUPLICATE_MEMORY 1, EDGE_NOT_FOUND 1, " \
            "MEMORY_NOT_FOUND 1)" in done.stdout  # fmt: skip
@@ -199,10 +206,11 @@ ITEM = json.dumps(item(1)).encode()
     ],
 )  # fmt: skip
 def test_a_malformed_file_is_one_line_exit_1_and_nothing_written(
-    tmp_path: Path, command: list[str], content: bytes, error: str
+    tmp_path: Path, graph_engine: Engine, command: list[str], content: bytes, error: str
 ) -> None:
     (tmp_path / "log").write_bytes(content)
-    done = memexd(*command, "log", "--data-dir", str(tmp_path / "data"), cwd=tmp_path)
+    done = memexd(*command, "log", "--data-dir", str(tmp_path / "data"), cwd=tmp_path,
+                  **graph_engine.env())  # fmt: skip
     assert done.returncode == 1
     assert done.stderr.splitlines() == [done.stderr.strip()]
     assert done.stderr.startswith(f"memexd: {error}"), done.stderr

@@ -17,7 +17,7 @@ from memexd.graph.cypher import Queries, _source, query_names
 from tests.support import Api
 
 #: Statements run by memexd itself, never for a caller.
-INTERNAL = {"admin_snapshot_nodes", "admin_snapshot_rels", "admin_wipe",
+INTERNAL = {"admin_snapshot_nodes", "admin_snapshot_rels", "admin_wipe", "admin_reset",
             # log retention, the operator's command (memexd compact-log)
             "log_compact", "log_compact_scan"}  # fmt: skip
 #: Item variables bound without a grant, and why that reveals nothing.

@@ -23,6 +23,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.engines import Engine
+
 ARTIFACTS = Path(__file__).resolve().parent.parent / "test-artifacts"
 MEMEXD = str(Path(sys.executable).with_name("memexd"))
 CREATE = """mutation($inputs: [MemoryItemInput!]!) {
@@ -42,13 +44,14 @@ def chromium() -> str:
 
 
 @contextmanager
-def serving(data: Path, **settings: str) -> Iterator[str]:
-    """``memexd serve`` on a free port over ``data`` (``settings``: MEMEXD_*
-    variables); its base URL."""
+def serving(data: Path, engine: Engine, **settings: str) -> Iterator[str]:
+    """``memexd serve`` on a free port over ``data`` and ``engine``
+    (``settings``: MEMEXD_* variables); its base URL."""
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")} | settings
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")}
+    env |= engine.env() | settings
     log = (data / "memexd.log").open("wb")
     process = subprocess.Popen(
         [MEMEXD, "serve", "--port", str(port), "--data-dir", str(data)],
@@ -73,9 +76,10 @@ def serving(data: Path, **settings: str) -> Iterator[str]:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def server(tmp_path_factory: pytest.TempPathFactory, module_engine: Engine) -> Iterator[str]:
     """An open server (loopback, no keys), with text search."""
-    with serving(tmp_path_factory.mktemp("explorer"), MEMEXD_TEXT_SEARCH="true") as base:
+    data = tmp_path_factory.mktemp("explorer")
+    with serving(data, module_engine, MEMEXD_TEXT_SEARCH="true") as base:
         yield base
 
 
@@ -344,14 +348,14 @@ def test_live_updates_redraw_the_graph(page: Any, server: str) -> None:
 
 
 def test_a_key_shows_only_what_it_grants_and_writes_only_where_allowed(
-    tmp_path: Path,
+    tmp_path: Path, graph_engine: Engine
 ) -> None:
     from playwright.sync_api import expect, sync_playwright
 
     executable = chromium()
     admin = new_key(tmp_path, "admin", "admin:")
     reader = new_key(tmp_path, "reader", "read:team:a/")
-    with serving(tmp_path) as base:
+    with serving(tmp_path, graph_engine) as base:
         mine = graphql(base, CREATE, admin, inputs=[item(1, scope="team:a/x")])
         graphql(base, CREATE, admin, inputs=[item(2, scope="team:b/x")])
         (seen,) = mine["createItems"]["items"]

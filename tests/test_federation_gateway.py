@@ -19,6 +19,7 @@ import httpx
 import pytest
 
 from memexd.access.keys import KeyStore
+from tests.engines import Engine
 from tests.processes import serve, stop
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -100,12 +101,14 @@ def _start_gateway(url: str, key: str, projects: Path) -> tuple[subprocess.Popen
 
 
 @pytest.fixture(scope="module")
-def supergraph(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Supergraph]:
+def supergraph(
+    tmp_path_factory: pytest.TempPathFactory, module_engine: Engine
+) -> Iterator[Supergraph]:
     data = tmp_path_factory.mktemp("federation") / "data"
     keys = KeyStore(data / "keys.json")
     _, writer = keys.create("writer", ["write:tenant:"])
     _, reader = keys.create("reader", ["read:tenant:a/"])
-    url, memexd = serve(data, MEMEXD_FEDERATION="true")
+    url, memexd = serve(data, engine=module_engine, MEMEXD_FEDERATION="true")
     gateway = None
     try:
         ids = _fixtures(url, writer)

@@ -20,8 +20,8 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 from memexd.access.keys import KeyStore
+from tests.engines import Engine
 from tests.processes import serve, stop
-from tests.test_stores import tcp_falkordb  # noqa: F401 - a fixture
 
 PROTOCOL = "graphql-transport-ws"
 QUIET = {"MEMEXD_LOG_LEVEL": "warning"}
@@ -127,15 +127,17 @@ async def closed_with(feed: Client, timeout: float = 10) -> tuple[list[dict[str,
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, ...]]:
+def server(
+    tmp_path_factory: pytest.TempPathFactory, module_engine: Engine
+) -> Iterator[tuple[str, ...]]:
     """One ``memexd serve`` for the module: (url, admin key, key reading g/a/
     only, data directory)."""
     data = tmp_path_factory.mktemp("feed") / "data"
     keys = KeyStore(data / "keys.json")
     _, admin = keys.create("admin", ["admin:"])
     _, reader = keys.create("reader", ["read:g/a/"])
-    url, process = serve(data, MEMEXD_FEED_HEARTBEAT_S="0.5", MEMEXD_FEED_MAX_SUBSCRIPTIONS="8",
-                         **QUIET)  # fmt: skip
+    url, process = serve(data, engine=module_engine, MEMEXD_FEED_HEARTBEAT_S="0.5",
+                         MEMEXD_FEED_MAX_SUBSCRIPTIONS="8", **QUIET)  # fmt: skip
     yield url, admin, reader, str(data)
     stop(process)
 
@@ -299,12 +301,10 @@ async def test_resume_after_dropped_connections_while_writers_write(
 
 
 async def test_two_processes_on_one_store_each_deliver_every_event(
-    tcp_falkordb: int,  # noqa: F811 - the fixture imported above
-    tmp_path: Path,
+    shared_engine: Engine, tmp_path: Path
 ) -> None:
-    uri = f"falkor://127.0.0.1:{tcp_falkordb}"
-    one_url, one = serve(tmp_path / "one", "--graph-uri", uri, **QUIET)
-    two_url, two = serve(tmp_path / "two", "--graph-uri", uri, **QUIET)
+    one_url, one = serve(tmp_path / "one", engine=shared_engine, **QUIET)
+    two_url, two = serve(tmp_path / "two", engine=shared_engine, **QUIET)
     try:
         writers = [Writer(one_url), Writer(two_url)]
         (_,), (first,) = await writers[0].create(item("p/"))
@@ -340,9 +340,11 @@ def _send_buffer_max() -> int:
 BATCHES = (_send_buffer_max() + (512 << 10)) // (20 * 16_000) + 4
 
 
-async def test_a_slow_consumer_is_closed_and_resumes_without_loss(tmp_path: Path) -> None:
-    url, process = serve(tmp_path / "data", MEMEXD_FEED_MAX_LAG="40", MEMEXD_FEED_BUFFER="4",
-                         **QUIET)  # fmt: skip
+async def test_a_slow_consumer_is_closed_and_resumes_without_loss(
+    tmp_path: Path, graph_engine: Engine
+) -> None:
+    url, process = serve(tmp_path / "data", engine=graph_engine, MEMEXD_FEED_MAX_LAG="40",
+                         MEMEXD_FEED_BUFFER="4", **QUIET)  # fmt: skip
     try:
         writer = Writer(url)
         (_,), (first,) = await writer.create(item("s/"))
@@ -440,8 +442,8 @@ async def test_bad_input_is_an_error_with_a_code_and_others_are_served(
     assert over_http.json()["errors"][0]["extensions"]["code"] == "BAD_USER_INPUT"
 
 
-async def test_shutdown_completes_subscriptions(tmp_path: Path) -> None:
-    url, process = serve(tmp_path / "data", **QUIET)
+async def test_shutdown_completes_subscriptions(tmp_path: Path, graph_engine: Engine) -> None:
+    url, process = serve(tmp_path / "data", engine=graph_engine, **QUIET)
     try:
         async with client(url) as feed:
             await feed.subscribe("1")

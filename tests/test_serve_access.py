@@ -15,15 +15,19 @@ from websockets.asyncio.client import connect
 from websockets.exceptions import ConnectionClosed
 
 from memexd.access.keys import KeyStore
-from tests.processes import MEMEXD, free_port, serve, stop
+from tests.engines import Engine
+from tests.processes import MEMEXD, environment, free_port, serve, stop
 
 PROTOCOL = "graphql-transport-ws"
 
 
-def test_refuses_to_listen_beyond_loopback_without_authentication(tmp_path: Path) -> None:
+def test_refuses_to_listen_beyond_loopback_without_authentication(
+    tmp_path: Path, graph_engine: Engine
+) -> None:
     argv = [*MEMEXD, "serve", "--host", "0.0.0.0", "--port", str(free_port()),
             "--data-dir", str(tmp_path / "data")]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, timeout=60, text=True)
+    done = subprocess.run(argv, capture_output=True, timeout=60, text=True,
+                          env=environment(graph_engine))  # fmt: skip
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1
@@ -31,8 +35,11 @@ def test_refuses_to_listen_beyond_loopback_without_authentication(tmp_path: Path
     assert not (tmp_path / "data" / "appendonly.aof").exists()
 
 
-def test_anonymous_beyond_loopback_only_when_allowed_and_with_a_warning(tmp_path: Path) -> None:
-    url, process = serve(tmp_path / "data", "--host", "0.0.0.0", MEMEXD_ALLOW_ANONYMOUS="true")
+def test_anonymous_beyond_loopback_only_when_allowed_and_with_a_warning(
+    tmp_path: Path, graph_engine: Engine
+) -> None:
+    url, process = serve(tmp_path / "data", "--host", "0.0.0.0", engine=graph_engine,
+                         MEMEXD_ALLOW_ANONYMOUS="true")  # fmt: skip
     try:
         answer = httpx.post(f"{url}/graphql", json={"query": "{ items { id } }"})
         assert answer.json() == {"data": {"items": []}}
@@ -42,10 +49,10 @@ def test_anonymous_beyond_loopback_only_when_allowed_and_with_a_warning(tmp_path
     assert b"anyone who reaches 0.0.0.0 can read and write every scope" in process.stderr.read()
 
 
-def test_a_key_lets_it_listen_beyond_loopback(tmp_path: Path) -> None:
+def test_a_key_lets_it_listen_beyond_loopback(tmp_path: Path, graph_engine: Engine) -> None:
     data = tmp_path / "data"
     _, key = KeyStore(data / "keys.json").create("ops", ["write:ops/"])
-    url, process = serve(data, "--host", "0.0.0.0")
+    url, process = serve(data, "--host", "0.0.0.0", engine=graph_engine)
     try:
         anonymous = httpx.post(f"{url}/graphql", json={"query": "{ items { id } }"})
         assert anonymous.status_code == 401
@@ -81,12 +88,12 @@ async def _query(url: str, key: str, query: str) -> Any:
 
 
 @pytest.fixture
-def secured(tmp_path: Path) -> Any:
+def secured(tmp_path: Path, graph_engine: Engine) -> Any:
     data = tmp_path / "data"
     keys = KeyStore(data / "keys.json")
     _, writer = keys.create("writer", ["write:tenant:"])
     _, reader = keys.create("reader", ["read:tenant:a/"])
-    url, process = serve(data)
+    url, process = serve(data, engine=graph_engine)
     try:
         yield url, writer, reader
     finally:
@@ -119,13 +126,14 @@ async def test_websocket_connection_init_needs_credentials(secured: Any) -> None
                                                      "scope": "tenant:a/x"}]}}  # fmt: skip
 
 
-def test_an_unreadable_key_file_stops_start_up(tmp_path: Path) -> None:
+def test_an_unreadable_key_file_stops_start_up(tmp_path: Path, graph_engine: Engine) -> None:
     data = tmp_path / "data"
     data.mkdir()
     (data / "keys.json").write_text("[]")
     argv = [*MEMEXD, "serve", "--host", "0.0.0.0", "--port", str(free_port()),
             "--data-dir", str(data)]  # fmt: skip
-    done = subprocess.run(argv, capture_output=True, timeout=60, text=True)
+    done = subprocess.run(argv, capture_output=True, timeout=60, text=True,
+                          env=environment(graph_engine))  # fmt: skip
     assert done.returncode == 2
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1

