@@ -70,6 +70,8 @@ class Neo4jServer:
     tx_memory_mb: int = 1024
     password: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     user: str = "neo4j"
+    #: 0: any free port at the first start; later starts reuse the port it got
+    port: int = 0
     uri: str = ""
     process: subprocess.Popen[str] | None = None
     _log: list[str] = field(default_factory=list)
@@ -80,7 +82,8 @@ class Neo4jServer:
         self.data.mkdir(parents=True, exist_ok=True)
         argv = ["java", f"-Xmx{self.heap_mb}m", f"-Xms{self.heap_mb}m",
                 "-cp", f"{JAR}{os.pathsep}{TARGET / 'lib' / '*'}", "memexd.Launcher",
-                "--data", str(self.data), "--pagecache", str(self.pagecache_mb),
+                "--data", str(self.data), "--port", str(self.port),
+                "--pagecache", str(self.pagecache_mb),
                 "--tx-timeout-ms", str(self.tx_timeout_ms),
                 "--tx-memory-mb", str(self.tx_memory_mb)]  # fmt: skip
         env = {**os.environ, "MEMEXD_NEO4J_PASSWORD": self.password}
@@ -91,6 +94,7 @@ class Neo4jServer:
             stderr=subprocess.STDOUT, text=True,
         )  # fmt: skip
         self.uri = self._await_ready(self.process, timeout)
+        self.port = int(self.uri.rsplit(":", 1)[1])
         return self.uri
 
     @property

@@ -11,7 +11,7 @@ import subprocess
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -20,9 +20,12 @@ import redis.asyncio
 
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
+from memexd.graph.neo4j import Neo4jStore
 from memexd.server.app import create_app
 from memexd.settings import Settings
+from memexd.types import GraphStore
 from tests import processes as proc
+from tests.neo4j_server import Neo4jServer
 from tests.support import Api
 
 # ---------------------------------------------------------------- the engine dies
@@ -176,17 +179,37 @@ def test_served_connections_are_guarded(tmp_path: Path) -> None:
 # ---------------------------------------------------------------- contention
 
 
+StoreFactory = Callable[[int, int], GraphStore]
+
+
+@pytest.fixture
+def pooled(
+    backend: str, engine: EmbeddedFalkor, store: GraphStore, request: pytest.FixtureRequest
+) -> StoreFactory:
+    """Factory: a store on the test's (empty) graph with its own pool size and wait."""
+    if backend == "neo4j":
+        server: Neo4jServer = request.getfixturevalue("neo4j")
+        return lambda size, wait: Neo4jStore.connect(
+            server.uri, user=server.user, password=server.password,
+            pool_size=size, pool_wait_ms=wait,
+        )  # fmt: skip
+    graph = f"g_{uuid.uuid4().hex}"
+    return lambda size, wait: FalkorStore.connect(
+        unix_socket=engine.socket, graph=graph, pool_size=size, pool_wait_ms=wait
+    )
+
+
 async def test_hundreds_of_concurrent_requests_queue_for_connections(
-    engine: EmbeddedFalkor,
+    pooled: StoreFactory,
 ) -> None:
     """More queries in flight than connections wait their turn (the pool
     raised at 64 in flight before); past the wait, a clear UNAVAILABLE."""
-    responses = await _burst(engine, 300, pool_size=4, pool_wait_ms=30_000)
+    responses = await _burst(pooled(4, 30_000), 300)
     assert [r.json() for r in responses] == [{"data": {"items": []}}] * 300
 
 
-async def test_a_full_pool_answers_unavailable(engine: EmbeddedFalkor) -> None:
-    responses = await _burst(engine, 50, pool_size=1, pool_wait_ms=0)
+async def test_a_full_pool_answers_unavailable(pooled: StoreFactory) -> None:
+    responses = await _burst(pooled(1, 0), 50)
     codes = {e["extensions"]["code"] for r in responses for e in r.json().get("errors", [])}
     assert codes == {"UNAVAILABLE"}
     messages = {e["message"] for r in responses for e in r.json().get("errors", [])}
@@ -196,14 +219,8 @@ async def test_a_full_pool_answers_unavailable(engine: EmbeddedFalkor) -> None:
     assert any("errors" not in r.json() for r in responses)
 
 
-async def _burst(
-    engine: EmbeddedFalkor, requests: int, *, pool_size: int, pool_wait_ms: int
-) -> list[httpx.Response]:
-    """``requests`` reads at once through an app whose store has this pool."""
-    graph = f"g_{uuid.uuid4().hex}"
-    store = FalkorStore.connect(
-        unix_socket=engine.socket, graph=graph, pool_size=pool_size, pool_wait_ms=pool_wait_ms
-    )
+async def _burst(store: GraphStore, requests: int) -> list[httpx.Response]:
+    """``requests`` reads at once through an app on ``store``."""
     transport = httpx.ASGITransport(app=create_app(Settings(), store=store))
     query = {"query": "{ items(limit: 5) { id } }"}
     async with httpx.AsyncClient(transport=transport, base_url="http://memexd") as client:
@@ -269,10 +286,35 @@ async def test_internal_errors_are_masked(engine: EmbeddedFalkor) -> None:
     await store.close()
 
 
+async def test_internal_errors_are_masked_on_neo4j(neo4j: Neo4jServer) -> None:
+    """Credentials the engine turns down (rotated under a running service)
+    are nobody's input: a fixed message, no details."""
+    store = Neo4jStore.connect(neo4j.uri, user=neo4j.user, password="not-the-password")
+    app = create_app(Settings(), store=store)
+    async with httpx.AsyncClient(
+        transport=httpx.ASGITransport(app=app), base_url="http://memexd"
+    ) as client:
+        response = await client.post("/graphql", json={"query": "{ items { id } }"})
+    error = response.json()["errors"][0]
+    assert error["extensions"] == {"code": "INTERNAL"}
+    assert error["message"] == "Internal server error."
+    await store.close()
+
+
+async def test_a_neo4j_that_is_down_is_unavailable() -> None:
+    port = proc.free_port()  # nothing listens there
+    dead = Neo4jStore.connect(f"bolt://127.0.0.1:{port}", user="neo4j", password="password")
+    await _answers_unavailable(dead)
+
+
 async def test_an_engine_that_is_down_is_unavailable(tmp_path: Path) -> None:
     engine = EmbeddedFalkor(tmp_path)
     dead = FalkorStore.connect(unix_socket=await engine.start(), graph="g")
     await engine.stop()  # an external engine goes away under a running service
+    await _answers_unavailable(dead)
+
+
+async def _answers_unavailable(dead: GraphStore) -> None:
     app = create_app(Settings(federation=True), store=dead)
     references = """{ _entities(representations: [{__typename: "MemoryItem",
       id: "0190f0f0-0000-7000-8000-000000000000"}]) { ... on MemoryItem { id } } }"""

@@ -28,6 +28,7 @@ from memexd.transplant.memories import import_records
 from memexd.transplant.slices import ImportOptions
 from memexd.types import GraphStore, Params, Row
 from tests.conftest import ApiFactory
+from tests.engines import Engine
 from tests.support import Api
 
 NDJSON = {"content-type": "application/x-ndjson"}
@@ -335,22 +336,26 @@ async def test_the_next_batch_is_ready_while_one_is_written(
 MEMEXD = str(Path(sys.executable).with_name("memexd"))
 
 
-def memexd(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def memexd(*args: str, cwd: Path, engine: Engine) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")}
+    env |= engine.env() | {"MEMEXD_MAX_BATCH": "2"}
     return subprocess.run([MEMEXD, *args], capture_output=True, text=True, timeout=120,
-                          env=env | {"MEMEXD_MAX_BATCH": "2"}, cwd=cwd, check=False)  # fmt: skip
+                          env=env, cwd=cwd, check=False)  # fmt: skip
 
 
-def test_memexd_import_takes_ndjson_and_arrays_of_records(tmp_path: Path) -> None:
+def test_memexd_import_takes_ndjson_and_arrays_of_records(
+    tmp_path: Path, graph_engine: Engine
+) -> None:
     ndjson = tmp_path / "memories.ndjson"
     ndjson.write_text("".join(json.dumps(record(n)) + "\n" for n in range(5)))
-    done = memexd("import", str(ndjson), "--data-dir", "data", cwd=tmp_path)
+    done = memexd("import", str(ndjson), "--data-dir", "data", cwd=tmp_path, engine=graph_engine)
     assert done.returncode == 0, done.stderr
     assert "imported 5 records" in done.stdout
     assert "created: memories 5" in done.stdout
     array = tmp_path / "memories.json"
     array.write_text(json.dumps([record(n) for n in range(3, 7)], indent=1))
-    done = memexd("import", str(array), "--data-dir", "data", "--report", "-", cwd=tmp_path)
+    done = memexd("import", str(array), "--data-dir", "data", "--report", "-", cwd=tmp_path,
+                  engine=graph_engine)  # fmt: skip
     assert done.returncode == 0, done.stderr
     report = json.loads(done.stdout)
     assert report["created"]["memories"] == [uid(5), uid(6)]
@@ -370,10 +375,10 @@ def test_memexd_import_takes_ndjson_and_arrays_of_records(tmp_path: Path) -> Non
     ],
 )  # fmt: skip
 def test_a_bad_record_file_is_one_line_and_nothing_written(
-    tmp_path: Path, content: bytes, error: str
+    tmp_path: Path, graph_engine: Engine, content: bytes, error: str
 ) -> None:
     (tmp_path / "log").write_bytes(content)
-    done = memexd("import", "log", "--data-dir", "data", cwd=tmp_path)
+    done = memexd("import", "log", "--data-dir", "data", cwd=tmp_path, engine=graph_engine)
     assert done.returncode == 1
     assert done.stderr.strip() == f"memexd: {error}", done.stderr
     assert not (tmp_path / "data").exists()

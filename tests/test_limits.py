@@ -15,9 +15,12 @@ from memexd.errors import ResourceExhausted
 from memexd.graph import Graph
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
+from memexd.graph.neo4j import Neo4jStore
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.validation import Limits
+from memexd.types import GraphStore
 from tests.conftest import ApiFactory
+from tests.neo4j_server import Neo4jServer
 from tests.support import ENTITIES, MISSING, Api, reference
 
 CREATE_ITEMS = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
@@ -249,6 +252,48 @@ async def test_the_engine_timeout_stops_reads_and_writes(engine: EmbeddedFalkor)
     finally:
         await store.drop()
         await store.close()
+
+
+@pytest.mark.engines("neo4j")
+async def test_neo4j_transaction_timeout_stops_reads_and_writes(
+    neo4j: Neo4jServer, store: GraphStore
+) -> None:
+    """Neo4j's own transaction timeout, as memexd sets it on each transaction:
+    RESOURCE_EXHAUSTED, and nothing of the write stays (``store`` empties the
+    database first)."""
+    short = Neo4jStore.connect(neo4j.uri, user=neo4j.user, password=neo4j.password,
+                               timeout_ms=20)  # fmt: skip
+    try:
+        with pytest.raises(ResourceExhausted):
+            await short.read("UNWIND range(1, 50000000) AS x RETURN sum(x) AS s", {})
+        with pytest.raises(ResourceExhausted):
+            await short.write("UNWIND range(1, 2000000) AS x CREATE (:N {v: x})", {})
+        assert await short.read("MATCH (n:N) RETURN count(n) AS c", {}) == [{"c": 0}]
+    finally:
+        await short.close()
+
+
+async def test_neo4j_memory_cap_applies(tmp_path: Path) -> None:
+    """Neo4j's cap on a transaction's memory (``db.memory.transaction.max``,
+    set by the launcher): RESOURCE_EXHAUSTED, and nothing of the write stays."""
+    small = Neo4jServer(tmp_path / "neo4j", heap_mb=512, tx_memory_mb=16)
+    small.start()
+    store = Neo4jStore.connect(small.uri, user=small.user, password=small.password)
+    try:
+        await store.write("CREATE (:Seed)", {})
+        with pytest.raises(ResourceExhausted):
+            await store.read(
+                "UNWIND range(1, 5000000) AS x WITH collect(toString(x)) AS xs "
+                "RETURN size(xs) AS n",
+                {},
+            )
+        with pytest.raises(ResourceExhausted):
+            await store.write("UNWIND range(1, 2000000) AS x CREATE (:N {v: x})", {})
+        assert await store.read("MATCH (n:N) RETURN count(n) AS c", {}) == [{"c": 0}]
+        assert await store.read("MATCH (n:Seed) RETURN count(n) AS c", {}) == [{"c": 1}]
+    finally:
+        await store.close()
+        small.stop()
 
 
 async def test_the_engine_memory_cap_applies(tmp_path: Path) -> None:

@@ -32,6 +32,7 @@ def strings(rows: list[object]) -> list[str]:
     return out
 
 
+@pytest.mark.engines("falkordb")  # the header is FalkorDB's wire format
 @SLOW
 @given(rows=TABLES)
 @example(rows=[8.988465674311579e307, 8.98846567431158e307])  # finite, their sum is not
@@ -40,8 +41,6 @@ async def test_a_table_reads_as_its_value_by_value_encoding(
 ) -> None:
     assume(None not in rows)  # null = null is null in Cypher
     assume(all(None not in row for row in rows if isinstance(row, list)))
-    if store.backend != "falkordb":
-        pytest.skip("the header is FalkorDB's wire format")
     if not any(set(s) & _UXXXX for s in strings(rows)):
         assert _table(rows) is not None  # the one-call way is taken
     # a tuple takes the value-by-value way
@@ -49,9 +48,8 @@ async def test_a_table_reads_as_its_value_by_value_encoding(
     assert answer == [{"same": True}]
 
 
+@pytest.mark.engines("falkordb")  # the header is FalkorDB's wire format
 async def test_nulls_in_a_table_read_back(store: GraphStore) -> None:
-    if store.backend != "falkordb":
-        pytest.skip("the header is FalkorDB's wire format")
     rows = [["a", None, 0.5], [None, 'q"\\\n\t', -3]]
     answer = await store.read("UNWIND $rows AS r RETURN r", {"rows": rows})
     assert [a["r"] for a in answer] == rows

@@ -11,16 +11,14 @@ there the header is neither needed nor sent.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 
 import neo4j
 
 from memexd.errors import BadUserInput
 
-__all__ = ["HEADER", "Carried", "carried", "given", "parse", "seen"]
+__all__ = ["HEADER", "Carried", "bind", "given", "parse", "seen", "unbind"]
 
 #: The request and response header.
 HEADER = "Memexd-Bookmarks"
@@ -50,15 +48,15 @@ def parse(header: str | None) -> tuple[str, ...]:
     return tokens
 
 
-@contextmanager
-def carried(header: str | None) -> Iterator[Carried]:
-    """Bind a request's bookmarks for its transactions (the header as sent)."""
+def bind(header: str | None) -> tuple[Carried, Token[Carried | None]]:
+    """Bind a request's bookmarks (the header as sent) for the transactions
+    it runs; :func:`unbind` with the token when it is answered."""
     state = Carried(given=parse(header))
-    token = _current.set(state)
-    try:
-        yield state
-    finally:
-        _current.reset(token)
+    return state, _current.set(state)
+
+
+def unbind(token: Token[Carried | None]) -> None:
+    _current.reset(token)
 
 
 def given() -> neo4j.Bookmarks | None:

@@ -10,6 +10,8 @@ import neo4j.exceptions as neo
 import redis.exceptions as redis_errors
 
 from memexd.errors import (
+    BadUserInput,
+    Conflict,
     ConstraintViolation,
     MemexError,
     ResourceExhausted,
@@ -81,6 +83,11 @@ def _unavailable(exc: Exception) -> MemexError:
     )
 
 
+#: Neo4j status codes (parts of them) and what they are to memexd's callers.
+_NEO4J_EXHAUSTED = ("TransactionTimedOut", "MemoryPoolOutOfMemory", "MemoryLimitExceeded")
+_NEO4J_CONFLICT = ("DeadlockDetected", "LockClientStopped")
+
+
 @contextmanager
 def neo4j_errors() -> Iterator[None]:
     try:
@@ -89,19 +96,32 @@ def neo4j_errors() -> Iterator[None]:
         raise
     except neo.ConstraintError as exc:
         raise ConstraintViolation(str(exc.message)) from exc
-    except neo.ClientError as exc:
-        code = exc.code or ""
-        if "AlreadyExists" in code:
-            raise SchemaExists(str(exc.message)) from exc
-        if "TransactionTimedOut" in code or "MemoryPoolOutOfMemory" in code:
-            raise ResourceExhausted("the query exceeded the engine's time or memory limit") from exc
-        log.error("neo4j rejected a query: %s %s", code, exc.message)
-        raise StorageError("graph engine error") from exc
-    except (neo.ServiceUnavailable, neo.SessionExpired) as exc:
-        raise StorageUnavailable("graph engine unavailable") from exc
     except neo.Neo4jError as exc:
-        log.error("neo4j error: %s %s", exc.code, exc.message)
-        raise StorageError("graph engine error") from exc
+        raise _neo4j_error(exc) from exc
+    except (neo.ServiceUnavailable, neo.SessionExpired) as exc:
+        if "connect" in str(exc).lower() and not isinstance(exc, neo.IncompleteCommit):
+            raise EngineUnreachable("the graph engine is unavailable; try again") from exc
+        raise ConnectionLost(
+            "the connection to the graph engine broke; the request may or may not have taken effect"
+        ) from exc
     except neo.DriverError as exc:
         log.error("neo4j driver error: %s", exc)
         raise StorageError("graph engine error") from exc
+    except OSError as exc:
+        raise _unavailable(exc) from exc
+
+
+def _neo4j_error(exc: neo.Neo4jError) -> MemexError:
+    code = exc.code or ""
+    if "AlreadyExists" in code or "EquivalentSchemaRule" in code:
+        return SchemaExists(str(exc.message))
+    if any(part in code for part in _NEO4J_EXHAUSTED):
+        return ResourceExhausted("the query exceeded the engine's time or memory limit")
+    if any(part in code for part in _NEO4J_CONFLICT):
+        return Conflict("concurrent writers kept changing what this command read; try again")
+    if "InvalidBookmark" in code:
+        return BadUserInput("Memexd-Bookmarks: not bookmarks this service gave out")
+    if "BookmarkTimeout" in code or code.startswith("Neo.TransientError"):
+        return StorageUnavailable("the graph engine is busy or catching up; try again")
+    log.error("neo4j rejected a query: %s %s", code, exc.message)
+    return StorageError("graph engine error")

@@ -24,10 +24,11 @@ from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
 from redis.exceptions import ResponseError
 
-from memexd.errors import ResourceExhausted, StorageUnavailable
+from memexd.errors import ResourceExhausted
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.errors import ConnectionLost, EngineUnreachable, MissingGraph, falkordb_errors
 from memexd.graph.falkordb_wire import encoded, header, pack, pack_args, pack_head, rows
+from memexd.graph.gate import Gate
 from memexd.types import Params, Row
 
 __all__ = ["FalkorStore"]
@@ -57,7 +58,7 @@ class FalkorStore:
         graph: str,
         timeout_ms: int | None = None,
         engine: EmbeddedFalkor | None = None,
-        gate: _Gate | None = None,
+        gate: Gate | None = None,
     ) -> None:
         self._connections = connections
         self._graph = graph
@@ -67,7 +68,7 @@ class FalkorStore:
             None if timeout_ms is None else timeout_ms / 1000 + _BACKSTOP_MARGIN
         )
         self._engine = engine
-        self._gate = gate or _Gate(64, 5.0)
+        self._gate = gate or Gate(64, 5.0)
         self._restarts = 0
         # A query's command is these around its text (redis-py packs the
         # 3 KB text in ~8 µs, this in ~1).
@@ -115,7 +116,7 @@ class FalkorStore:
                 password=parsed.password or password,
                 **options,
             )
-        gate = _Gate(pool_size, pool_wait_ms / 1000)
+        gate = Gate(pool_size, pool_wait_ms / 1000)
         return cls(_Connections(make), graph, timeout_ms, engine, gate)
 
     @property
@@ -200,7 +201,7 @@ class FalkorStore:
 
 class _Connections:
     """Connections to the engine, reused most recent first. How many exist
-    is bounded by the :class:`_Gate` in front: each query holds one."""
+    is bounded by the :class:`Gate` in front: each query holds one."""
 
     def __init__(self, make: Callable[[], AbstractConnection]) -> None:
         self._make = make
@@ -304,30 +305,3 @@ class _Backstop:
                 next_deadline = min(next_deadline, deadline)
         if next_deadline < math.inf:
             self._timer = loop.call_at(next_deadline, self._check, loop)
-
-
-class _Gate:
-    """At most ``size`` queries in flight; the others wait up to ``wait`` seconds.
-
-    A semaphore in front of a plain pool: redis-py's blocking pool takes a
-    condition variable and a timeout on every query, even when a connection
-    is free (a tenth of a point read)."""
-
-    def __init__(self, size: int, wait: float) -> None:
-        self.free = asyncio.Semaphore(size)
-        self.wait = wait
-
-    async def enter(self) -> None:
-        if not self.free.locked():
-            await self.free.acquire()  # free: returns at once
-            return
-        try:
-            async with asyncio.timeout(self.wait):
-                await self.free.acquire()
-        except TimeoutError:
-            raise StorageUnavailable(
-                "every connection to the graph engine is busy (MEMEXD_POOL_SIZE); try again"
-            ) from None
-
-    def leave(self) -> None:
-        self.free.release()

@@ -59,10 +59,13 @@ async def pending(graph: Graph) -> list[Migration]:
     return [m for m in discover(graph.backend) if m.version not in done]
 
 
-async def migrate(graph: Graph) -> list[Migration]:
-    """Apply pending migrations in order; return the ones applied."""
+async def migrate(graph: Graph, upto: int | None = None) -> list[Migration]:
+    """Apply pending migrations in order (those up to version ``upto``, when
+    given); return the ones applied."""
     applied = []
     for migration in await pending(graph):
+        if upto is not None and migration.version > upto:
+            break
         for statement in migration.statements():
             try:
                 await _run(graph, migration, statement)

@@ -27,6 +27,7 @@ import neo4j.exceptions as neo
 from memexd.graph import bookmarks
 from memexd.graph.cypher import Queries
 from memexd.graph.errors import neo4j_errors
+from memexd.graph.gate import Gate
 from memexd.types import Params, Row
 
 __all__ = ["Neo4jStore"]
@@ -53,9 +54,14 @@ class Neo4jStore:
     backend = "neo4j"
 
     def __init__(
-        self, driver: neo4j.AsyncDriver, database: str | None, timeout_ms: int | None
+        self,
+        driver: neo4j.AsyncDriver,
+        database: str | None,
+        timeout_ms: int | None,
+        gate: Gate | None = None,
     ) -> None:
         self._driver = driver
+        self._gate = gate or Gate(64, 5.0)
         self._database = database
         self._timeout = timeout_ms / 1000 if timeout_ms else None
         # this process's own writes are followed by its reads, on a cluster too
@@ -81,7 +87,8 @@ class Neo4jStore:
             uri,
             auth=auth,
             max_connection_pool_size=pool_size,
-            connection_acquisition_timeout=pool_wait_ms / 1000,
+            # the gate in front makes queries wait (and fail) before the pool does
+            connection_acquisition_timeout=pool_wait_ms / 1000 + 60,
             connection_timeout=5.0,
             # nothing retries behind our back: see write()
             max_transaction_retry_time=0.0,
@@ -89,7 +96,7 @@ class Neo4jStore:
             warn_notification_severity=None,
             notifications_min_severity="OFF",
         )
-        return cls(driver, database, timeout_ms)
+        return cls(driver, database, timeout_ms, Gate(pool_size, pool_wait_ms / 1000))
 
     async def read(self, text: str, params: Params) -> list[Row]:
         # one auto-commit transaction: a round trip less than an explicit one
@@ -109,11 +116,15 @@ class Neo4jStore:
         raise AssertionError("unreachable: the last attempt returns or raises")
 
     async def _run(self, mode: str, text: str, params: Params) -> list[Row]:
-        async with self._session(mode) as session:
-            result = await session.run(neo4j.Query(text, timeout=self._timeout), dict(params))
-            rows = await result.data()
-            bookmarks.seen(await session.last_bookmarks())
-            return rows
+        await self._gate.enter()
+        try:
+            async with self._session(mode) as session:
+                result = await session.run(neo4j.Query(text, timeout=self._timeout), dict(params))
+                rows = await result.data()
+                bookmarks.seen(await session.last_bookmarks())
+                return rows
+        finally:
+            self._gate.leave()
 
     async def execute_ddl(self, text: str) -> None:
         with neo4j_errors():

@@ -22,7 +22,7 @@ from memexd.graph import Graph
 from memexd.graph.open import open_migrated
 from memexd.memory.text import ensure_index
 from memexd.server import explorer, graphiql, nesting
-from memexd.server.http import BodyLimit, Shortcut
+from memexd.server.http import BodyLimit, BookmarkHeader, Shortcut
 from memexd.server.ingest import PATH as INGEST_PATH
 from memexd.server.ingest import ingest_route
 from memexd.server.origin import origin_of
@@ -90,6 +90,7 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
     app.state.feed = feed
     if not app.exception_handlers:  # the shortcut would pass them by
         app.add_middleware(Shortcut, path="/graphql", target=graphql)
+    app.add_middleware(BookmarkHeader)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
                        paths={INGEST_PATH: settings.max_ingest_bytes})  # fmt: skip
     if settings.cors_origins:
@@ -103,6 +104,8 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
                 "x-trace-id",
                 "x-cause-id",
                 "traceparent",
+                "memexd-bookmarks",
             ],
+            expose_headers=["memexd-bookmarks", "x-trace-id"],
         )
     return app

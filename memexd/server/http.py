@@ -1,5 +1,6 @@
 """HTTP guards: the request body size limit, a shortcut past Starlette's
-routing for the GraphQL path, and error bodies given outside GraphQL."""
+routing for the GraphQL path, the bookmarks a request carries, and error
+bodies given outside GraphQL."""
 
 from __future__ import annotations
 
@@ -7,7 +8,10 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-__all__ = ["BodyLimit", "Shortcut", "error_body"]
+from memexd.errors import BadUserInput
+from memexd.graph import bookmarks
+
+__all__ = ["BodyLimit", "BookmarkHeader", "Shortcut", "error_body"]
 
 
 def error_body(message: str, code: str = "BAD_USER_INPUT") -> bytes:
@@ -80,18 +84,7 @@ class BodyLimit:
                 await self._reject(send, limit)
 
     async def _reject(self, send: Send, limit: int) -> None:
-        body = error_body(f"request body larger than {limit} bytes")
-        await send(
-            {
-                "type": "http.response.start",
-                "status": 413,
-                "headers": [
-                    (b"content-type", b"application/json"),
-                    (b"content-length", str(len(body)).encode()),
-                ],
-            }
-        )
-        await send({"type": "http.response.body", "body": body})
+        await _answer(send, 413, error_body(f"request body larger than {limit} bytes"))
 
 
 class Shortcut:
@@ -114,3 +107,52 @@ class Shortcut:
             await self.target(scope, receive, send)
             return
         await self.app(scope, receive, send)
+
+
+class BookmarkHeader:
+    """Read your writes across replicas: the request's ``Memexd-Bookmarks``
+    header binds its transactions to start after those, and the bookmarks
+    they leave go back in the response's header of the same name (Neo4j;
+    see :mod:`memexd.graph.bookmarks`). A malformed header is 400."""
+
+    _NAME = bookmarks.HEADER.lower().encode()
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        sent = next((v for k, v in scope.get("headers", ()) if k == self._NAME), None)
+        try:
+            state, token = bookmarks.bind(None if sent is None else sent.decode("latin-1"))
+        except BadUserInput as exc:
+            await _answer(send, 400, error_body(exc.message))
+            return
+
+        async def with_bookmarks(message: Message) -> None:
+            if message["type"] == "http.response.start" and state.latest:
+                value = " ".join(state.latest).encode()
+                message = {**message, "headers": [*message.get("headers", ()),
+                                                  (self._NAME, value)]}  # fmt: skip
+            await send(message)
+
+        try:
+            await self.app(scope, receive, with_bookmarks)
+        finally:
+            bookmarks.unbind(token)
+
+
+async def _answer(send: Send, status: int, body: bytes) -> None:
+    await send(
+        {
+            "type": "http.response.start",
+            "status": status,
+            "headers": [
+                (b"content-type", b"application/json"),
+                (b"content-length", str(len(body)).encode()),
+            ],
+        }
+    )
+    await send({"type": "http.response.body", "body": body})

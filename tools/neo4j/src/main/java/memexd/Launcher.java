@@ -17,6 +17,7 @@ import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.graphdb.QueryExecutionException;
 import org.neo4j.io.ByteUnit;
 import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
@@ -84,7 +85,15 @@ public final class Launcher {
         GraphDatabaseService system = dbms.database(GraphDatabaseSettings.SYSTEM_DATABASE_NAME);
         Map<String, Object> params = new HashMap<>();
         params.put("password", password);
-        system.executeTransactionally("ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED", params);
+        try {
+            system.executeTransactionally(
+                    "ALTER USER neo4j SET PASSWORD $password CHANGE NOT REQUIRED", params);
+        } catch (QueryExecutionException e) {
+            // a restart on the same data: the password is already this one
+            if (!String.valueOf(e.getMessage()).contains("Old password and new password cannot be the same")) {
+                throw e;
+            }
+        }
     }
 
     /** Exit (running the shutdown hook) when the parent closes our standard input. */
