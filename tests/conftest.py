@@ -3,17 +3,15 @@
 Each test worker (pytest-xdist process) starts one embedded FalkorDB and its
 own Neo4j 5.26 servers (``tests/neo4j_server.py``, the launcher in
 ``tools/neo4j``): workers never share an engine. FalkorDB gives each test a
-graph of its own. Neo4j Community has one user database per server, so the
-``store`` fixture empties its server before each test, and tests that run
-memexd processes or keep data for a module lease another server from the
-worker's pool (``tests/engines.py``). A test about one engine's machinery
-says so with ``@pytest.mark.engines("falkordb")``.
+graph of its own. Neo4j Community has one user database per server, so each
+test leases a server from the worker's pool (``tests/engines.py``), emptied
+when leased; a module's shared ``memexd serve`` or a test that needs two
+graphs leases another. A worker runs its tests one at a time, so it starts
+two or three servers in all. A test about one engine's machinery says so
+with ``@pytest.mark.engines("falkordb")``.
 
 ``MEMEXD_TEST_ENGINES=falkordb`` (or ``neo4j``) runs one engine only, for a
-quick local run; CI runs both. ``MEMEXD_TEST_NEO4J_URI`` (plus
-``MEMEXD_TEST_NEO4J_USER`` / ``MEMEXD_TEST_NEO4J_PASSWORD``) uses a running
-Neo4j instead of starting one (its database is wiped before each test: never
-point it at data you keep, and run one worker: ``-n 0``).
+quick local run; CI runs both.
 """
 
 from __future__ import annotations
@@ -39,7 +37,6 @@ from tests.engines import Engine, Neo4jPool, tcp_falkordb
 from tests.neo4j_server import Neo4jServer
 from tests.support import Api, CountingStore
 
-NEO4J_URI = os.environ.get("MEMEXD_TEST_NEO4J_URI")
 ENGINES = os.environ.get("MEMEXD_TEST_ENGINES", "falkordb,neo4j").split(",")
 
 ApiFactory = Callable[..., Awaitable[Api]]
@@ -81,17 +78,12 @@ def neo4j_pool(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Neo4jPool]:
     pool.close()
 
 
-@pytest.fixture(scope="session")
-def neo4j(neo4j_pool: Neo4jPool) -> Neo4jServer:
-    """The Neo4j the ``store`` fixture runs on (or the one ``MEMEXD_TEST_NEO4J_URI``
-    names): held for the whole session."""
-    if not NEO4J_URI:
-        return neo4j_pool.lease()
-    server = Neo4jServer(neo4j_pool.root / "external")
-    server.uri = NEO4J_URI
-    server.user = os.environ.get("MEMEXD_TEST_NEO4J_USER", "neo4j")
-    server.password = os.environ.get("MEMEXD_TEST_NEO4J_PASSWORD", "")
-    return server
+@pytest.fixture
+def neo4j(neo4j_pool: Neo4jPool) -> Iterator[Neo4jServer]:
+    """A Neo4j server of this worker's, emptied, for one test."""
+    server = neo4j_pool.lease()
+    yield server
+    neo4j_pool.give_back(server)
 
 
 @pytest.fixture(scope="session", params=ENGINES)
@@ -102,15 +94,23 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 
 @pytest.fixture(scope="session")
+async def falkor_store(engine: EmbeddedFalkor) -> AsyncIterator[FalkorStore]:
+    store = FalkorStore.connect(unix_socket=engine.socket, graph="unused")
+    yield store
+    await store.close()
+
+
+@pytest.fixture
 async def server_store(
-    backend: str, engine: EmbeddedFalkor, request: pytest.FixtureRequest
+    backend: str, falkor_store: FalkorStore, request: pytest.FixtureRequest
 ) -> AsyncIterator[GraphStore]:
-    store: GraphStore
-    if backend == "neo4j":
-        server: Neo4jServer = request.getfixturevalue("neo4j")
-        store = Neo4jStore.connect(server.uri, user=server.user, password=server.password)
-    else:
-        store = FalkorStore.connect(unix_socket=engine.socket, graph="unused")
+    """The engine's store for one test: FalkorDB's (tests take graphs of
+    their own on it), or one on an emptied Neo4j."""
+    if backend != "neo4j":
+        yield falkor_store
+        return
+    server: Neo4jServer = request.getfixturevalue("neo4j")
+    store = Neo4jStore.connect(server.uri, user=server.user, password=server.password)
     yield store
     await store.close()
 
@@ -124,9 +124,7 @@ async def store(server_store: GraphStore) -> AsyncIterator[GraphStore]:
         yield fresh
         await fresh.drop()
     else:
-        graph = Graph(server_store)
-        await graph.write("admin_reset")
-        await migrate(graph)  # a no-op, unless a test dropped the records
+        await migrate(Graph(server_store))  # the lease emptied it; a new server has no schema
         yield server_store
 
 

@@ -82,8 +82,8 @@ def keys_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 @asynccontextmanager
 async def fresh_graph(server: GraphStore) -> AsyncIterator[GraphStore]:
     """A new migrated graph per hypothesis example (they cannot share ``store``'s)."""
-    if not isinstance(server, FalkorStore):  # Neo4j: one database, wiped
-        await Graph(server).write("admin_wipe")
+    if not isinstance(server, FalkorStore):  # Neo4j: one database, emptied
+        await Graph(server).write("admin_reset")
         await migrate(Graph(server))
         yield server
         return

@@ -560,7 +560,7 @@ async def fresh(make_api: ApiFactory) -> Api:
     """An open app (its own, empty key file) over an emptied graph: hypothesis
     runs every example inside one test, hence one graph."""
     api = await make_api(**APP_SETTINGS)
-    await api.graph.write("admin_wipe")
+    await api.graph.write("admin_reset")
     await migrate(api.graph)
     return api
 

@@ -10,6 +10,10 @@ item is expanded again only inside one window, at most once per level, and
 a level wider than ``WIDE`` ends the window, so the repeated work stays a
 small constant factor of the items and relationships reached.
 
+Answers are the same whatever order the engine collects a level in: each
+level's items are taken in id order (UUIDv7 ids sort by creation time), and
+links by the depth they start from, then by id.
+
 Long thin stretches (a 10,000-long chain of provenance) would still cost one
 round trip per 16 levels, so from a narrow frontier the walk first tries
 ``cypher/traverse_deep.cypher``: 64 levels at once by enumerating at most 4
@@ -87,7 +91,11 @@ class Reach:
         return bool(self.depth)
 
     def links(self) -> list[tuple[str, str]]:
-        return [s for s in self.steps if s[0] in self.depth and s[1] in self.depth]
+        """The steps between reached items, by the depth they start from,
+        then by id."""
+        depth = self.depth
+        return sorted((s for s in self.steps if s[0] in depth and s[1] in depth),
+                      key=lambda s: (depth[s[0]], s))  # fmt: skip
 
 
 async def walk(
@@ -170,7 +178,7 @@ def _started(reach: Reach, starts: list[str], max_nodes: int) -> bool:
     if len(starts) > max_nodes:
         reach.truncated = True
     elif starts:
-        reach.depth.update((n, 0) for n in starts)
+        reach.depth.update((n, 0) for n in sorted(starts))
     return bool(starts) and not reach.truncated
 
 
@@ -186,7 +194,7 @@ def _absorb(
             return [], base + k
         for a, b in row[f"e{k}"]:
             reach.steps[(a, b)] = None
-        fresh = [n for n in dict.fromkeys(level) if n not in reach.depth]
+        fresh = sorted({n for n in level if n not in reach.depth})
         if base + k > max_depth or len(reach.depth) + len(fresh) > max_nodes:
             reach.truncated = reach.truncated or bool(fresh)
             return [], base + k
@@ -217,7 +225,7 @@ def _absorb_deep(
         by_level.setdefault(length, []).append(end)
     fresh: list[str] = []
     for length in sorted(by_level):  # whole levels, as the levelled walk
-        fresh = by_level[length]
+        fresh = sorted(by_level[length])
         if base + length > max_depth or len(reach.depth) + len(fresh) > max_nodes:
             reach.truncated = True
             return []
