@@ -4,6 +4,7 @@ feed over a real WebSocket (graphql-transport-ws)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -12,6 +13,7 @@ from typing import Any
 import httpx
 import pytest
 from websockets.asyncio.client import ClientConnection, connect
+from websockets.exceptions import ConnectionClosed
 
 __all__ = ["CREATE", "LOG", "PROTOCOL", "SUBSCRIBE", "Client", "Writer", "client", "ids"]
 
@@ -49,11 +51,27 @@ class Writer:
 
 
 class Client:
-    """A graphql-transport-ws client that answers the server's pings."""
+    """A graphql-transport-ws client that answers the server's pings.
+
+    With :meth:`listen`, a task reads the connection all the time, so pings
+    are answered while the test is busy elsewhere (writing through a slow
+    engine, say); without, only while the test waits in :meth:`recv`."""
 
     def __init__(self, ws: ClientConnection, *, answer_pings: bool = True) -> None:
         self.ws = ws
         self.answer_pings = answer_pings
+        self._inbox: asyncio.Queue[dict[str, Any] | ConnectionClosed] | None = None
+        self._reader: asyncio.Task[None] | None = None
+
+    def listen(self) -> None:
+        self._inbox = asyncio.Queue()
+        self._reader = asyncio.create_task(self._read(self._inbox))
+
+    async def close(self) -> None:
+        if self._reader is not None:
+            self._reader.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._reader
 
     async def send(self, message: dict[str, Any]) -> None:
         await self.ws.send(json.dumps(message))
@@ -61,11 +79,27 @@ class Client:
     async def recv(self, timeout: float = 10) -> dict[str, Any]:
         """The next message other than a ping, within ``timeout`` seconds."""
         async with asyncio.timeout(timeout):
+            if self._inbox is None:
+                return await self._next()
+            got = await self._inbox.get()
+        if isinstance(got, ConnectionClosed):
+            self._inbox.put_nowait(got)  # closed for every later read too
+            raise got
+        return got
+
+    async def _next(self) -> dict[str, Any]:
+        while True:
+            message: dict[str, Any] = json.loads(await self.ws.recv())
+            if message["type"] != "ping" or not self.answer_pings:
+                return message
+            await self.send({"type": "pong"})
+
+    async def _read(self, inbox: asyncio.Queue[dict[str, Any] | ConnectionClosed]) -> None:
+        try:
             while True:
-                message: dict[str, Any] = json.loads(await self.ws.recv())
-                if message["type"] != "ping" or not self.answer_pings:
-                    return message
-                await self.send({"type": "pong"})
+                inbox.put_nowait(await self._next())
+        except ConnectionClosed as closed:
+            inbox.put_nowait(closed)
 
     async def subscribe(self, op: str, query: str = SUBSCRIBE, **variables: Any) -> None:
         await self.send({"id": op, "type": "subscribe",
@@ -85,7 +119,11 @@ class Client:
 
 
 @asynccontextmanager
-async def client(url: str, key: str | None = None, **options: Any) -> AsyncIterator[Client]:
+async def client(
+    url: str, key: str | None = None, *, listen: bool = True, **options: Any
+) -> AsyncIterator[Client]:
+    """A connected, acknowledged client (reading all the time, unless ``listen``
+    is false: then only when the test reads)."""
     init: dict[str, Any] = {"type": "connection_init"}
     if key is not None:
         init["payload"] = {"Authorization": f"Bearer {key}"}
@@ -94,7 +132,12 @@ async def client(url: str, key: str | None = None, **options: Any) -> AsyncItera
         feed = Client(ws)
         await feed.send(init)
         assert (await feed.recv())["type"] == "connection_ack"
-        yield feed
+        if listen:
+            feed.listen()
+        try:
+            yield feed
+        finally:
+            await feed.close()
 
 
 def ids(events: list[dict[str, Any]]) -> list[str]:

@@ -94,7 +94,8 @@ QUESTIONS = f"""query($id: ID!, $now: DateTime!) {{
     truncated }}
   relatedItems(id: $id, direction: BOTH) {{ id }}
   scoredItems(weights: {{authority: 0.5, conviction: 0.3, importance: 0.2,
-    decay: {{rate: 0.1, interval: HOUR, type: EXPONENTIAL}}}}, options: {{now: $now, limit: 20}}) {{ item {{ id }} score }}
+    decay: {{rate: 0.1, interval: HOUR, type: EXPONENTIAL}}}},
+    options: {{now: $now, limit: 20}}) {{ item {{ id }} score }}
 }}"""
 OVERVIEW = f"""query {{
   items(limit: 1000, includeRetracted: true, sort: [{{field: AUTHORITY, order: DESC}},
@@ -145,14 +146,25 @@ def operation(draw: st.DrawFn) -> tuple[Any, ...]:
         return (kind, draw(PICK), draw(PICK), draw(st.sampled_from(["SUPPORTS", "ABOUT"])),
                 draw(st.one_of(st.none(), SCORE)))  # fmt: skip
     if kind == "edge_update":
-        patch = draw(st.fixed_dictionaries({}, optional={
-            "weight": SCORE, "active": st.booleans(), "kind": st.just("DERIVED_FROM")}))
+        patch = draw(
+            st.fixed_dictionaries(
+                {},
+                optional={
+                    "weight": SCORE,
+                    "active": st.booleans(),
+                    "kind": st.just("DERIVED_FROM"),
+                },
+            )
+        )
         return (kind, draw(PICK), patch)
     if kind == "move":
         return (kind, draw(PICK), draw(st.sampled_from(["start", "complete", "fail", "cancel"])))
     if kind in ("adjust", "apply"):
-        scores = draw(st.fixed_dictionaries({}, optional={"authority": st.floats(-1, 1),
-                                                           "importance": st.floats(-1, 1)}))
+        scores = draw(
+            st.fixed_dictionaries(
+                {}, optional={"authority": st.floats(-1, 1), "importance": st.floats(-1, 1)}
+            )
+        )
         return (kind, draw(st.sampled_from(["p/", "q", ""])), scores)
     if kind == "replay":
         return (kind, draw(SCORE), draw(PICK))
@@ -356,7 +368,7 @@ async def test_both_engines_answer_alike(
 
 
 def _first_difference(falkordb: str, neo4j: str) -> str:
-    at = next((i for i, (x, y) in enumerate(zip(falkordb, neo4j)) if x != y),
+    at = next((i for i, (x, y) in enumerate(zip(falkordb, neo4j, strict=False)) if x != y),
               min(len(falkordb), len(neo4j)))  # fmt: skip
     start = max(0, at - 300)
     return f"\nFalkorDB: …{falkordb[start : at + 300]}\nNeo4j:    …{neo4j[start : at + 300]}"

@@ -267,7 +267,7 @@ async def test_a_slow_consumer_is_closed_and_resumes_without_loss(
         sock = socket.socket()
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
         sock.connect(("127.0.0.1", int(url.rsplit(":", 1)[1])))
-        async with client(url, sock=sock, compression=None) as slow:
+        async with client(url, sock=sock, compression=None, listen=False) as slow:
             await slow.subscribe("1", after=first)  # with payloads of 16 kB
             slow.ws.transport.pause_reading()
             big = {"x": "y" * 16_000}
@@ -290,7 +290,7 @@ async def test_a_slow_consumer_is_closed_and_resumes_without_loss(
 
 async def test_heartbeats(server: tuple[str, ...]) -> None:
     url, admin = server[0], server[1]
-    async with client(url, admin) as feed:
+    async with client(url, admin, listen=False) as feed:
         assert json.loads(await asyncio.wait_for(feed.ws.recv(), 3)) == {"type": "ping"}
         await feed.send({"type": "pong"})
         await feed.send({"type": "ping"})  # the client may ping too
@@ -298,7 +298,7 @@ async def test_heartbeats(server: tuple[str, ...]) -> None:
         await feed.nothing_more(1.5)  # answering pings keeps it open
         await feed.send({"type": "ping"})
         assert await feed.recv() == {"type": "pong"}
-    async with client(url, admin) as silent:
+    async with client(url, admin, listen=False) as silent:
         started = asyncio.get_running_loop().time()
         pings, code = await closed_with(Client(silent.ws, answer_pings=False))
         assert code == 4408  # silent for two heartbeats
