@@ -11,9 +11,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 # as memexd sub-packages from the top-level folders.
 WORKDIR /src
 COPY . .
+# The data directory exists in the image, owned by memexd, so that a named
+# volume mounted there (docker-compose.yml) starts out writable by it.
 RUN pip install --no-cache-dir . \
     && useradd --system --uid 10001 --user-group \
-       --home-dir /var/lib/memexd --create-home --shell /usr/sbin/nologin memexd
+       --home-dir /var/lib/memexd --create-home --shell /usr/sbin/nologin memexd \
+    && install -d -o memexd -g memexd /var/lib/memexd/data
 
 USER memexd
 WORKDIR /var/lib/memexd

@@ -1,18 +1,30 @@
-"""docker-compose.yml, Dockerfile and .dockerignore, checked without a Docker engine."""
+"""docker-compose.yml, Dockerfile and .dockerignore, checked without a Docker
+engine; and memexd with the compose file's settings run as a real process
+against a real Neo4j (the launcher's): refused without a key, then started
+with the first key the compose file's comment says how to make."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import time
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 import yaml
 
 from memexd.settings import Settings, load_settings
+from tests import processes as proc
+from tests.neo4j_server import Neo4jServer
 
 ROOT = Path(__file__).resolve().parent.parent
-_VARIABLE = re.compile(r"\$\{(\w+)(?::?-([^}]*))?\}")
+_VARIABLE = re.compile(r"\$\{(\w+)(?::?([-?])([^}]*))?\}")
+#: What the compose file's variables are set to here (.env): a password of
+#: eight characters or more, as its comment asks.
+DOTENV = {"NEO4J_PASSWORD": "compose-test-password"}
 
 
 def compose() -> dict[str, Any]:
@@ -33,9 +45,21 @@ def environment(name: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in env.items()}
 
 
-def interpolate(value: str) -> str:
-    """Compose's ``${VAR:-default}`` with nothing set: the default."""
-    return _VARIABLE.sub(lambda m: m.group(2) or "", value).replace("$$", "$")
+def interpolate(value: str, env: dict[str, str] | None = None) -> str:
+    """Compose's ``${VAR:-default}`` and ``${VAR:?error}`` with ``env`` set (the
+    default :data:`DOTENV`); a required variable left unset is an error, as
+    in compose."""
+    env = DOTENV if env is None else env
+
+    def value_of(m: re.Match[str]) -> str:
+        name, how, text = m.group(1), m.group(2), m.group(3) or ""
+        if env.get(name):
+            return env[name]
+        if how == "?":
+            raise KeyError(f"{name}: {text}")
+        return text
+
+    return _VARIABLE.sub(value_of, value).replace("$$", "$")
 
 
 def test_neo4j_image_is_a_pinned_neo4j_5_community_release() -> None:
@@ -50,6 +74,8 @@ def test_neo4j_credentials_data_volume_and_ports() -> None:
     auth = environment("neo4j")["NEO4J_AUTH"]
     assert auth.startswith("neo4j/${"), "the password must come from a compose variable"
     assert len(interpolate(auth).removeprefix("neo4j/")) >= 8  # Neo4j 5's minimum
+    with pytest.raises(KeyError, match="NEO4J_PASSWORD"):  # no public default password
+        interpolate(auth, {})
     volume = next(v.split(":")[0] for v in neo4j["volumes"] if v.endswith(":/data"))
     assert volume in (compose().get("volumes") or {}), "the /data volume must be named"
     published = " ".join(str(p) for p in neo4j["ports"])
@@ -90,6 +116,72 @@ def test_memexd_environment_names_real_settings_and_reaches_neo4j(
     neo4j_password = interpolate(environment("neo4j")["NEO4J_AUTH"]).removeprefix("neo4j/")
     assert settings.password() == neo4j_password
     assert env["MEMEXD_GRAPH_PASSWORD"] == environment("neo4j")["NEO4J_AUTH"].removeprefix("neo4j/")
+    assert settings.env == "production"
+    assert settings.jwt_secret is None  # optional: from .env when set
+
+
+def test_the_key_file_is_on_a_named_volume_and_the_launcher_is_the_image() -> None:
+    """Keys survive a new container; the image is the Neo4j the tests run on."""
+    keys = Path(environment("memexd")["MEMEXD_KEYS_FILE"])
+    mounts = dict(v.split(":", 1)[::-1] for v in service("memexd")["volumes"])
+    assert mounts[str(keys.parent)] in (compose().get("volumes") or {})
+    launcher = (ROOT / "tools" / "neo4j" / "pom.xml").read_text()
+    version = re.search(r"<neo4j.version>([^<]+)</neo4j.version>", launcher)
+    assert version is not None
+    assert service("neo4j")["image"] == f"neo4j:{version.group(1)}-community"
+    assert service("memexd")["restart"].startswith("on-failure:")  # a refusal does not loop
+
+
+def test_the_compose_settings_serve_on_a_real_neo4j(neo4j: Neo4jServer, tmp_path: Path) -> None:
+    """memexd with exactly the compose file's settings, but for the two names
+    only compose knows (Neo4j's address on the compose network, and where
+    the volume is mounted): refused without a key, as the comment says;
+    serving authenticated requests after the documented first key."""
+    port = proc.free_port()
+    env = {k: interpolate(v, {"NEO4J_PASSWORD": neo4j.password})
+           for k, v in environment("memexd").items()}  # fmt: skip
+    env |= {"MEMEXD_GRAPH_URI": env["MEMEXD_GRAPH_URI"].replace("neo4j:7687", neo4j.uri[7:]),
+            "MEMEXD_KEYS_FILE": str(tmp_path / "volume" / "keys.json"),
+            "MEMEXD_PORT": str(port)}  # fmt: skip
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")} | env
+    serve = [*proc.MEMEXD, "serve", "--data-dir", str(tmp_path / "data")]
+    refused = subprocess.run(serve, env=environ, capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2
+    assert "refusing to listen on 0.0.0.0 without authentication" in refused.stderr
+    first_key = [*proc.MEMEXD, "keys", "create", "--name", "admin", "--grant", "admin:"]
+    made = subprocess.run(first_key, env=environ, capture_output=True, text=True, timeout=60,
+                          check=True)  # fmt: skip
+    key = made.stdout.strip()
+    process = subprocess.Popen(serve, env=environ, stderr=subprocess.PIPE)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        _wait_healthy(url, process)
+        query = {"query": "{ items(limit: 1) { id } }"}
+        assert httpx.post(f"{url}/graphql", json=query).status_code == 401
+        bearer = {"Authorization": f"Bearer {key}"}
+        create = {
+            "query": 'mutation { createItem(input: {scope: "s", kind: "k", content: {}, '
+            'author: "a", sourceKind: "o", authority: 0.5}) { item { id } } }'
+        }
+        made_item = httpx.post(f"{url}/graphql", json=create, headers=bearer).json()
+        (item,) = [made_item["data"]["createItem"]["item"]]
+        assert httpx.post(f"{url}/graphql", json=query, headers=bearer).json() == {
+            "data": {"items": [item]}}  # fmt: skip
+        assert httpx.get(f"{url}/healthz").json() == {"status": "ok", "backend": "neo4j"}
+        assert httpx.get(f"{url}/graphql").status_code != 200  # production: no GraphiQL
+    finally:
+        proc.stop(process)
+
+
+def _wait_healthy(url: str, process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and process.poll() is None:
+        try:
+            if httpx.get(f"{url}/healthz").status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.1)
+    pytest.fail(f"memexd did not start: {process.stderr.read() if process.stderr else ''}")
 
 
 def test_dockerfile_installs_and_serves_as_non_root() -> None:
@@ -113,7 +205,7 @@ def test_dockerignore_keeps_the_package_directories() -> None:
         for line in (ROOT / ".dockerignore").read_text().splitlines()
         if line.strip() and not line.startswith("#")
     }
-    assert {".git", ".venv", "**/node_modules", "memexd-data"} <= patterns
+    assert {".git", ".venv", "**/node_modules", "memexd-data", "tools/neo4j/target"} <= patterns
     for kept in ("memexd", "schema", "resolvers", "cypher", "migrations", "pyproject.toml"):
         assert kept not in patterns
         assert (ROOT / kept).exists()
