@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import neo4j
 import pytest
 from falkordb.asyncio import FalkorDB
 
@@ -17,6 +18,7 @@ from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.indexed import Bands, prefix_below
 from memexd.memory.validation import Limits
 from memexd.settings import Settings
+from tests.neo4j_server import Neo4jServer
 from tests.support import Api
 
 FIND = """query($f: MemoryFilter, $sort: [SortOption!], $limit: Int) {
@@ -112,11 +114,9 @@ async def test_banded_top_k_equals_the_full_sort(api: Api) -> None:
     ],
 )
 async def test_filters_are_planned_as_index_scans(
-    api: Api, engine: EmbeddedFalkor, flt: MemoryFilter, index: str
+    api: Api, engine: EmbeddedFalkor, request: pytest.FixtureRequest, flt: MemoryFilter,
+    index: str,
 ) -> None:
-    store = api.store.inner
-    if not isinstance(store, FalkorStore):
-        pytest.skip("plans are FalkorDB's EXPLAIN output")
     await api.create(scope="tenant:a/x", kind="fact", meta={"agent_id": "a1", "session_id": "s"})
     fragment = to_cypher(prepare(flt, Limits.of(Settings()), 0), api.graph)
     query = api.graph.queries.get("item_find")
@@ -124,15 +124,41 @@ async def test_filters_are_planned_as_index_scans(
         {"include_retracted": False, "offset": 0, "limit": 10, "readable": [""]},
         {"filter": fragment, "order": "n.id"},
     )
+    store = api.store.inner
+    if isinstance(store, FalkorStore):
+        plan = await _falkordb_plan(engine, store, text, params)
+        assert "Node By Index Scan | (n:Item)" in plan, plan
+        assert "Label Scan" not in plan, plan
+    else:
+        operators = _neo4j_plan(request.getfixturevalue("neo4j"), text, params)
+        assert any(op.startswith("NodeIndexSeek") for op in operators), operators
+        assert not {"NodeByLabelScan", "AllNodesScan"} & set(operators), operators
+    assert index in fragment.text  # the indexed property, by its name
+
+
+async def _falkordb_plan(
+    engine: EmbeddedFalkor, store: FalkorStore, text: str, params: dict[str, Any]
+) -> str:
     client = FalkorDB(unix_socket_path=engine.socket)
     try:
         graph = client.select_graph(store.graph_name)
-        plan = str(await graph.explain(encode_params(params) + text))
+        return str(await graph.explain(encode_params(params) + text))
     finally:
         await client.connection.aclose()
-    assert "Node By Index Scan | (n:Item)" in plan, plan
-    assert "Label Scan" not in plan, plan
-    assert index in fragment.text  # the indexed property, by its name
+
+
+def _neo4j_plan(server: Neo4jServer, text: str, params: dict[str, Any]) -> list[str]:
+    """The operators of Neo4j's plan (EXPLAIN), leaves included."""
+    with neo4j.GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as db:
+        summary = db.execute_query("CYPHER 5 EXPLAIN " + text, params).summary  # type: ignore[arg-type]
+    found: list[str] = []
+    pending = [summary.plan]
+    while pending:
+        node = pending.pop()
+        if node:
+            found.append(str(node["operatorType"]).split("@")[0])
+            pending.extend(node.get("children", []))
+    return found
 
 
 async def test_a_prefix_with_a_selective_equality_is_checked_not_ranged(api: Api) -> None:

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import signal
+import subprocess
 from pathlib import Path
+
+from tests.processes import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
@@ -32,3 +38,28 @@ def test_the_settings_table_lists_every_setting_with_its_default() -> None:
             assert shown == f"`{str(default).lower()}`", name
         else:
             assert shown == f"`{default}`", (name, shown)
+
+
+def test_the_neo4j_session_runs_as_written(tmp_path: Path) -> None:
+    """The README's session on a real Neo4j, run by bash as a reader would."""
+    text = README.read_text()
+    block = re.search(r"<!-- neo4j-session -->\n```sh\n(.*?)\n```", text, re.DOTALL)
+    assert block is not None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")}
+    env |= {"DIR": str(tmp_path / "session"), "PORT": str(free_port())}
+    (tmp_path / "session").mkdir()
+    process = subprocess.Popen(["bash", "-c", block.group(1)], cwd=ROOT, env=env, text=True,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                               start_new_session=True)  # fmt: skip
+    try:
+        out, err = process.communicate(timeout=400)
+    finally:
+        if process.poll() is None:
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait()
+    health, answer = out.strip().splitlines()[-2:]
+    assert json.loads(health) == {"status": "ok", "backend": "neo4j"}, err
+    data = json.loads(answer)["data"]
+    assert data["item"]["authority"] == 0.9
+    assert data["supportSet"] == [{"id": data["item"]["id"]}]
+    assert process.returncode == 0, err
