@@ -70,6 +70,8 @@ class Neo4jServer:
     tx_memory_mb: int = 1024
     password: str = field(default_factory=lambda: secrets.token_urlsafe(24))
     user: str = "neo4j"
+    #: more Neo4j settings, ``name=value`` (``db.checkpoint.interval.time=30s``)
+    settings: tuple[str, ...] = ()
     #: 0: any free port at the first start; later starts reuse the port it got
     port: int = 0
     uri: str = ""
@@ -85,7 +87,8 @@ class Neo4jServer:
                 "--data", str(self.data), "--port", str(self.port),
                 "--pagecache", str(self.pagecache_mb),
                 "--tx-timeout-ms", str(self.tx_timeout_ms),
-                "--tx-memory-mb", str(self.tx_memory_mb)]  # fmt: skip
+                "--tx-memory-mb", str(self.tx_memory_mb),
+                *(arg for setting in self.settings for arg in ("--set", setting))]  # fmt: skip
         env = {**os.environ, "MEMEXD_NEO4J_PASSWORD": self.password}
         # stdin stays open for the launcher's lifetime: when this process dies,
         # the pipe closes and the launcher stops too

@@ -49,7 +49,7 @@ def serve(
     """``memexd serve`` on a free port, once it answers its health check; on
     ``engine`` (default: the embedded FalkorDB under ``data_dir``)."""
     port = port or free_port()
-    environ = environment(engine, MEMEXD_FSYNC="always", **env)
+    environ = environment(engine, **{"MEMEXD_FSYNC": "always", **env})
     argv = [*MEMEXD, "serve", "--port", str(port), "--data-dir", str(data_dir), *args]
     process = subprocess.Popen(argv, env=environ, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"

@@ -2,6 +2,7 @@ package memexd;
 
 import java.io.IOException;
 import java.io.InputStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
@@ -25,7 +26,8 @@ import org.neo4j.kernel.internal.GraphDatabaseAPI;
  * Neo4j 5 Community, embedded, speaking Bolt on a loopback port.
  *
  * <p>Options: {@code --data DIR} (required), {@code --port N} (0: any free
- * port), {@code --pagecache MB}, {@code --tx-timeout-ms MS}, {@code --tx-memory-mb MB}.
+ * port), {@code --pagecache MB}, {@code --tx-timeout-ms MS}, {@code --tx-memory-mb MB},
+ * and any other Neo4j setting as {@code --set name=value} (repeatable).
  * The password of the {@code neo4j} user comes from the environment variable
  * {@code MEMEXD_NEO4J_PASSWORD} (never from the command line, which other
  * users can see). Prints one line {@code memexd-neo4j ready bolt://127.0.0.1:PORT}
@@ -60,12 +62,19 @@ public final class Launcher {
         stopped.await();
     }
 
-    private static DatabaseManagementService build(Map<String, String> args) {
+    private static DatabaseManagementService build(Map<String, String> args) throws IOException {
         long pagecacheMb = Long.parseLong(args.getOrDefault("--pagecache", "256"));
         long txTimeoutMs = Long.parseLong(args.getOrDefault("--tx-timeout-ms", "60000"));
         long txMemoryMb = Long.parseLong(args.getOrDefault("--tx-memory-mb", "1024"));
         int port = Integer.parseInt(args.getOrDefault("--port", "0"));
-        return new DatabaseManagementServiceBuilder(Path.of(args.get("--data")))
+        // --set name=value: read as a neo4j.conf would be (the builder takes
+        // typed settings, or a properties file for the rest)
+        Path data = Path.of(args.get("--data"));
+        Path extra = data.resolve("launcher.conf");
+        Files.createDirectories(data);
+        Files.writeString(extra, args.getOrDefault("--set", "") + "\n");
+        return new DatabaseManagementServiceBuilder(data)
+                .loadPropertiesFromFile(extra)
                 .setConfig(GraphDatabaseSettings.auth_enabled, true)
                 .setConfig(BoltConnector.enabled, true)
                 .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
@@ -113,10 +122,11 @@ public final class Launcher {
         watcher.start();
     }
 
+    /** Options as name to value; repeated ones ({@code --set}) joined by newlines. */
     private static Map<String, String> parse(String[] argv) {
         Map<String, String> args = new HashMap<>();
         for (int i = 0; i + 1 < argv.length; i += 2) {
-            args.put(argv[i], argv[i + 1]);
+            args.merge(argv[i], argv[i + 1], (a, b) -> a + "\n" + b);
         }
         return args;
     }
