@@ -114,7 +114,10 @@ async def test_banded_top_k_equals_the_full_sort(api: Api) -> None:
     ],
 )
 async def test_filters_are_planned_as_index_scans(
-    api: Api, engine: EmbeddedFalkor, request: pytest.FixtureRequest, flt: MemoryFilter,
+    api: Api,
+    engine: EmbeddedFalkor,
+    request: pytest.FixtureRequest,
+    flt: MemoryFilter,
     index: str,
 ) -> None:
     await api.create(scope="tenant:a/x", kind="fact", meta={"agent_id": "a1", "session_id": "s"})
