@@ -10,7 +10,7 @@ import signal
 import subprocess
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
@@ -189,20 +189,16 @@ def test_kill_9_of_neo4j_during_a_write_stream_loses_nothing_acknowledged(
     thread = threading.Thread(target=writer)
     thread.start()
     try:
-        time.sleep(1.5)
-        before_kill = len(acknowledged)
+        assert _until(lambda: len(acknowledged) >= 20), "no write went through"
         server.kill()
-        time.sleep(1.0)
-        during = len(failures)
+        before_kill = len(acknowledged)
+        assert _until(lambda: len(failures) > 0), "no request noticed the engine was down"
         server.start()
-        time.sleep(2.5)
+        assert _until(lambda: len(acknowledged) > before_kill + 20), "writes did not resume"
     finally:
         stop.set()
         thread.join(timeout=60)
-    assert before_kill > 0
-    assert during > 0, "no request noticed the engine was down"
     assert set(failures) == {"UNAVAILABLE"}, failures  # in flight at the kill: not acknowledged
-    assert len(acknowledged) > before_kill + 5, "writes did not resume"
     query = "query($f: MemoryFilter) { items(filter: $f, limit: 10000) { id } }"
     found = proc.graphql(url, query, f={"scope": "s"})["data"]["items"]
     assert set(acknowledged) <= {x["id"] for x in found}
@@ -211,6 +207,15 @@ def test_kill_9_of_neo4j_during_a_write_stream_loses_nothing_acknowledged(
     process.wait(timeout=30)
     assert process.stderr is not None
     assert "Traceback" not in process.stderr.read().decode()
+
+
+def _until(condition: Callable[[], bool], seconds: float = 90) -> bool:
+    """Whether ``condition`` came true within ``seconds`` (a loaded machine
+    plans a fresh engine's first statements slowly)."""
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return condition()
 
 
 async def test_healthz_follows_neo4j(crashing: tuple[Neo4jServer, str, subprocess.Popen[bytes]],
