@@ -46,7 +46,7 @@ from memexd.settings import Settings
 from memexd.types import GraphStore, Params, Row
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from tests.neo4j_server import Neo4jServer
+from tests.neo4j_server import Neo4jServer, operators
 
 __all__ = ["RAW_CREATE", "RAW_ITEM", "Target", "falkordb_target", "neo4j_target"]
 
@@ -310,7 +310,7 @@ class Neo4jTarget:
         async with self._driver(self.neo) as driver:
             for text, params in sent:
                 summary = await self._run(driver, "EXPLAIN " + text, params)
-                plans.append(_operators(summary.plan))
+                plans.append(operators(summary.plan))
             for _ in range(5):
                 total = 0.0
                 for text, params in sent:
@@ -347,18 +347,6 @@ class Neo4jTarget:
             return [r["n.id"] for r in rows]
 
         return asyncio.run(run())
-
-
-def _operators(plan: Any) -> list[str]:
-    """A profile's operators, depth first (leaves last)."""
-    found: list[str] = []
-    pending = [plan]
-    while pending:
-        node = pending.pop()
-        if node:
-            found.append(str(node["operatorType"]).split("@")[0])
-            pending.extend(node.get("children", []))
-    return found
 
 
 @contextmanager

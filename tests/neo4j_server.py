@@ -19,8 +19,9 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
-__all__ = ["Neo4jServer", "build"]
+__all__ = ["Neo4jServer", "build", "operators"]
 
 LAUNCHER = Path(__file__).resolve().parents[1] / "tools" / "neo4j"
 TARGET = LAUNCHER / "target"
@@ -151,6 +152,18 @@ class Neo4jServer:
                 found.append(line[len(READY) :].strip())
             self._log.append(line)
             del self._log[:-200]
+
+
+def operators(plan: Any) -> list[str]:
+    """The operators of a plan or profile the driver returns, depth first."""
+    found: list[str] = []
+    pending = [plan]
+    while pending:
+        node = pending.pop()
+        if node:
+            found.append(str(node["operatorType"]).split("@")[0])
+            pending.extend(node.get("children", []))
+    return found
 
 
 def main() -> None:

@@ -53,14 +53,21 @@ def serve(
     argv = [*MEMEXD, "serve", "--port", str(port), "--data-dir", str(data_dir), *args]
     process = subprocess.Popen(argv, env=environ, stderr=subprocess.PIPE)
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    wait_healthy(url, process)
+    return url, process
+
+
+def wait_healthy(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> bool:
+    """Whether memexd at ``url`` answered its health check before it exited
+    or ``seconds`` passed."""
+    deadline = time.monotonic() + seconds
     while time.monotonic() < deadline and process.poll() is None:
         try:
             if httpx.get(f"{url}/healthz").status_code == 200:
-                break
+                return True
         except httpx.TransportError:
             time.sleep(0.1)
-    return url, process
+    return False
 
 
 def environment(engine: Engine | None = None, **env: str) -> dict[str, str]:

@@ -13,9 +13,8 @@ from __future__ import annotations
 
 import json
 import random
-import uuid
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager, contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import SimpleNamespace
@@ -27,14 +26,13 @@ from hypothesis import HealthCheck, event, given, note, settings
 from hypothesis import strategies as st
 
 import memexd.ids
-from memexd.graph import Graph
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
-from memexd.graph.migrations import migrate
 from memexd.graph.neo4j import Neo4jStore
 from memexd.server.app import create_app
 from memexd.settings import Settings
 from memexd.types import GraphStore
+from tests.engines import fresh_graph
 from tests.neo4j_server import Neo4jServer
 
 JSON = dict[str, Any]
@@ -308,21 +306,6 @@ def pinned(seed: int) -> Iterator[list[int]]:
 # ---------------------------------------------------------------- the engines
 
 
-@asynccontextmanager
-async def fresh(store_of: GraphStore) -> AsyncIterator[GraphStore]:
-    if isinstance(store_of, FalkorStore):
-        store = store_of.with_graph(f"d_{uuid.uuid4().hex}")
-        await migrate(Graph(store))
-        try:
-            yield store
-        finally:
-            await store.drop()
-        return
-    await Graph(store_of).write("admin_reset")
-    await migrate(Graph(store_of))
-    yield store_of
-
-
 async def run_on(store: GraphStore, keys: Path, ops: list[tuple[Any, ...]], seed: int) -> Run:
     app = create_app(Settings(keys_file=keys), store=store)
     transport = httpx.ASGITransport(app=app)
@@ -354,9 +337,9 @@ async def test_both_engines_answer_alike(
     falkor = FalkorStore.connect(unix_socket=engine.socket, graph="unused")
     neo = Neo4jStore.connect(server.uri, user=server.user, password=server.password)
     try:
-        async with fresh(falkor) as on_falkor:
+        async with fresh_graph(falkor) as on_falkor:
             one = await run_on(on_falkor, keys, ops, seed)
-        async with fresh(neo) as on_neo4j:
+        async with fresh_graph(neo) as on_neo4j:
             two = await run_on(on_neo4j, keys, ops, seed)
     finally:
         await falkor.close()

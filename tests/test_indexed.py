@@ -18,7 +18,7 @@ from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.indexed import Bands, prefix_below
 from memexd.memory.validation import Limits
 from memexd.settings import Settings
-from tests.neo4j_server import Neo4jServer
+from tests.neo4j_server import Neo4jServer, operators
 from tests.support import Api
 
 FIND = """query($f: MemoryFilter, $sort: [SortOption!], $limit: Int) {
@@ -154,14 +154,7 @@ def _neo4j_plan(server: Neo4jServer, text: str, params: dict[str, Any]) -> list[
     """The operators of Neo4j's plan (EXPLAIN), leaves included."""
     with neo4j.GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as db:
         summary = db.execute_query("CYPHER 5 EXPLAIN " + text, params).summary  # type: ignore[arg-type]
-    found: list[str] = []
-    pending = [summary.plan]
-    while pending:
-        node = pending.pop()
-        if node:
-            found.append(str(node["operatorType"]).split("@")[0])
-            pending.extend(node.get("children", []))
-    return found
+    return operators(summary.plan)
 
 
 async def test_a_prefix_with_a_selective_equality_is_checked_not_ranged(api: Api) -> None:

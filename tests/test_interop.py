@@ -46,12 +46,11 @@ from memexd.access.keys import KeyStore
 from memexd.core import Memex
 from memexd.events.vocabulary import Origin
 from memexd.graph import Graph
-from memexd.graph.falkordb import FalkorStore
-from memexd.graph.migrations import migrate
 from memexd.server.app import create_app
 from memexd.settings import Settings
 from memexd.transplant.export import KEYS, Exporter, ExportOptions
 from memexd.types import GraphStore
+from tests.engines import fresh_graph
 from tests.memex_session import (
     GHOST_ITEMS,
     GHOST_PLANS,
@@ -77,22 +76,6 @@ EXPORT = "query($i: ExportInput!) { exportSlice(input: $i) }"
 def keys_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """An empty key file: open access, as on loopback."""
     return tmp_path_factory.mktemp("interop") / "keys.json"
-
-
-@asynccontextmanager
-async def fresh_graph(server: GraphStore) -> AsyncIterator[GraphStore]:
-    """A new migrated graph per hypothesis example (they cannot share ``store``'s)."""
-    if not isinstance(server, FalkorStore):  # Neo4j: one database, emptied
-        await Graph(server).write("admin_reset")
-        await migrate(Graph(server))
-        yield server
-        return
-    store = server.with_graph(f"interop_{uuid.uuid4().hex}")
-    await migrate(Graph(store))
-    try:
-        yield store
-    finally:
-        await store.drop()
 
 
 @asynccontextmanager

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
+from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -238,39 +239,34 @@ class _NoStore:
 # ---------------------------------------------------------------- the engine's own limits
 
 
-async def test_the_engine_timeout_stops_reads_and_writes(engine: EmbeddedFalkor) -> None:
-    store = FalkorStore.connect(
-        unix_socket=engine.socket, graph=f"g_{uuid.uuid4().hex}", timeout_ms=20
-    )
-    try:
-        await store.write("CREATE (:Seed)", {})
-        with pytest.raises(ResourceExhausted):
-            await store.read("UNWIND range(1, 20000000) AS x RETURN sum(x) AS s", {})
-        with pytest.raises(ResourceExhausted):
-            await store.write("UNWIND range(1, 2000000) AS x CREATE (:N {v: x})", {})
-        assert await store.read("MATCH (n:N) RETURN count(n) AS c", {}) == [{"c": 0}]
-    finally:
-        await store.drop()
+@pytest.fixture
+async def impatient(
+    backend: str, engine: EmbeddedFalkor, request: pytest.FixtureRequest
+) -> AsyncIterator[GraphStore]:
+    """A store whose engine gives each query 20 ms (on Neo4j, its own
+    transaction timeout, as memexd sets it on each transaction)."""
+    if backend == "neo4j":
+        server: Neo4jServer = request.getfixturevalue("neo4j")
+        store: GraphStore = Neo4jStore.connect(server.uri, user=server.user,
+                                               password=server.password, timeout_ms=20)  # fmt: skip
+        yield store
         await store.close()
+        return
+    falkor = FalkorStore.connect(unix_socket=engine.socket, graph=f"g_{uuid.uuid4().hex}",
+                                 timeout_ms=20)  # fmt: skip
+    yield falkor
+    await falkor.drop()
+    await falkor.close()
 
 
-@pytest.mark.engines("neo4j")
-async def test_neo4j_transaction_timeout_stops_reads_and_writes(
-    neo4j: Neo4jServer, store: GraphStore
-) -> None:
-    """Neo4j's own transaction timeout, as memexd sets it on each transaction:
-    RESOURCE_EXHAUSTED, and nothing of the write stays (``store`` empties the
-    database first)."""
-    short = Neo4jStore.connect(neo4j.uri, user=neo4j.user, password=neo4j.password,
-                               timeout_ms=20)  # fmt: skip
-    try:
-        with pytest.raises(ResourceExhausted):
-            await short.read("UNWIND range(1, 50000000) AS x RETURN sum(x) AS s", {})
-        with pytest.raises(ResourceExhausted):
-            await short.write("UNWIND range(1, 2000000) AS x CREATE (:N {v: x})", {})
-        assert await short.read("MATCH (n:N) RETURN count(n) AS c", {}) == [{"c": 0}]
-    finally:
-        await short.close()
+async def test_the_engine_timeout_stops_reads_and_writes(impatient: GraphStore) -> None:
+    """RESOURCE_EXHAUSTED, and nothing of the write stays."""
+    await impatient.write("CREATE (:Seed)", {})
+    with pytest.raises(ResourceExhausted):
+        await impatient.read("UNWIND range(1, 50000000) AS x RETURN sum(x) AS s", {})
+    with pytest.raises(ResourceExhausted):
+        await impatient.write("UNWIND range(1, 2000000) AS x CREATE (:N {v: x})", {})
+    assert await impatient.read("MATCH (n:N) RETURN count(n) AS c", {}) == [{"c": 0}]
 
 
 async def test_neo4j_memory_cap_applies(tmp_path: Path) -> None:
