@@ -12,10 +12,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import errno
-import gc
-import logging
-import socket
 import sys
 import time
 from pathlib import Path
@@ -31,7 +27,6 @@ __all__ = ["main"]
 
 STARTUP_FAILED = 2
 USAGE = 1
-GC_THRESHOLDS = (20_000, 50, 100)
 
 
 def _connection_flags(parser: argparse.ArgumentParser) -> None:
@@ -48,6 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the GraphQL service")
     serve.add_argument("--host", help="bind address (MEMEXD_HOST, default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (MEMEXD_PORT, default 8700)")
+    serve.add_argument("--workers", type=int,
+                       help="processes serving the port (MEMEXD_WORKERS, default: 2)")  # fmt: skip
     _connection_flags(serve)
 
     migrate = commands.add_parser("migrate", help="apply pending schema migrations")
@@ -130,7 +127,7 @@ def _transplant_commands(commands: Any) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    keys = ("host", "port", "data_dir", "graph_uri", "graph_name", "keys_file")
+    keys = ("host", "port", "workers", "data_dir", "graph_uri", "graph_name", "keys_file")
     return load_settings({k: getattr(args, k, None) for k in keys})
 
 
@@ -153,85 +150,19 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    settings = _settings(args)
-    logging.basicConfig(
-        level=settings.log_level.upper(), format="%(levelname)s %(name)s: %(message)s"
-    )
-    from uvicorn.loops.auto import auto_loop_factory
+    from memexd.server import serve
+    from memexd.server.workers import supervise
 
-    listener = _bind(settings.host, settings.port)
+    settings = _settings(args)
+    serve.configure_logging(settings)
+    listener = serve.bind(settings.host, settings.port)
     try:
         Gate(settings).check_start(listener.getsockname()[0])
-        # uvloop where installed, as uvicorn.run would pick (about 15% of a request)
-        with asyncio.Runner(loop_factory=auto_loop_factory()) as runner:
-            runner.run(_run(settings, listener))
+        many = settings.workers > 1
+        serve.run(supervise(settings, listener) if many else serve.serve(settings, listener))
     finally:
         listener.close()
     return 0
-
-
-def _bind(host: str, port: int) -> socket.socket:
-    """The listening socket, bound before the engine starts (a busy port fails fast)."""
-    try:
-        infos = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
-    except socket.gaierror as exc:
-        raise StartupError(f"cannot listen on {host}: {exc.strerror}") from None
-    family, kind, proto, _, address = infos[0]
-    listener = socket.socket(family, kind, proto)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        listener.bind(address)
-    except OSError as exc:
-        listener.close()
-        if exc.errno == errno.EADDRINUSE:
-            raise StartupError(f"port {port} on {host} is already in use") from None
-        raise StartupError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
-    listener.set_inheritable(False)
-    return listener
-
-
-async def _run(settings: Settings, listener: socket.socket) -> None:
-    import uvicorn
-
-    from memexd.graph import Graph
-    from memexd.graph.open import open_migrated
-    from memexd.memory.text import ensure_index
-    from memexd.server import ingest
-    from memexd.server.app import create_app
-    from memexd.server.protocol import guarded_protocol
-
-    store, _ = await open_migrated(settings)
-    try:
-        await ensure_index(Graph(store), settings.text_search)  # follows the setting
-        app = create_app(settings, store=store)
-        # The schema, modules and query texts live as long as the process:
-        # keep them out of the collector's full passes, which big requests
-        # (a 10,000-item walk) trigger several times.
-        gc.freeze()
-        # Collect young objects every 20,000 allocations (default 700) and
-        # consider full passes 50x / 100x less often: a big request (a
-        # 10,000-item walk) allocates hundreds of thousands of objects that
-        # live until it answers, and each full pass walks every long-lived
-        # object (cached documents among them): at the defaults they doubled
-        # such a walk's time (bench/scale.py). Cycles are rare here.
-        gc.set_threshold(*GC_THRESHOLDS)
-        config = uvicorn.Config(
-            app,
-            log_level=settings.log_level,
-            access_log=settings.access_log,
-            lifespan="on",
-            http=guarded_protocol(
-                header_timeout=settings.header_timeout_s,
-                body_timeout=settings.body_timeout_s,
-                max_connections=settings.max_connections,
-                streaming_paths=frozenset({ingest.PATH}),
-            ),
-            timeout_keep_alive=max(1, round(settings.keep_alive_s)),
-            ws_max_size=settings.max_body_bytes,
-        )
-        await uvicorn.Server(config).serve(sockets=[listener])
-    finally:
-        await store.close()
 
 
 def _migrate(args: argparse.Namespace) -> int:

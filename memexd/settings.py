@@ -41,6 +41,8 @@ class Settings(BaseSettings):
     # where it listens and where it keeps data
     host: str = Field("127.0.0.1", min_length=1)
     port: int = Field(8700, ge=1, le=65535)
+    #: processes serving the port (README, "Running in production")
+    workers: int = Field(2, ge=1, le=64)
     data_dir: Path = Path("memexd-data")
     # the graph engine
     graph_uri: str | None = None

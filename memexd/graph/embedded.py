@@ -39,7 +39,9 @@ import redis.exceptions as redis_errors
 
 from memexd.errors import StartupError, StorageUnavailable
 
-__all__ = ["EmbeddedFalkor", "compact_aof", "engine_files"]
+__all__ = [
+    "EmbeddedFalkor", "answers", "compact_aof", "die_with_parent", "engine_files", "socket_path",
+]  # fmt: skip
 
 log = logging.getLogger("memexd.embedded")
 
@@ -67,7 +69,17 @@ def engine_files(server: Path | None = None, module: Path | None = None) -> tupl
     return str(server), str(module)
 
 
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child
+def socket_path(data_dir: Path) -> str:
+    """Where the engine of ``data_dir`` listens."""
+    path = str(data_dir.resolve() / "falkordb.sock")
+    if len(path) <= _SOCKET_MAX:
+        return path
+    # Deep data directories exceed sun_path; use a stable short name instead.
+    digest = hashlib.sha256(path.encode()).hexdigest()[:16]
+    return str(Path(tempfile.gettempdir()) / f"memexd-{digest}.sock")
+
+
+def die_with_parent() -> None:  # pragma: no cover - runs in the child
     if sys.platform.startswith("linux"):
         libc = ctypes.CDLL("libc.so.6", use_errno=True)
         libc.prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
@@ -95,21 +107,13 @@ class EmbeddedFalkor:
         self.files = (server, module)
         self.restart_max_s = restart_max_s
         self.lock_wait_s = lock_wait_s
-        self.socket = self._socket_path()
+        self.socket = socket_path(self.data_dir)
         self.restarts = 0
         self._process: subprocess.Popen[bytes] | None = None
         self._lock_fd: int | None = None
         self._ready = asyncio.Event()
         self._supervisor: asyncio.Task[None] | None = None
         self._stopping = False
-
-    def _socket_path(self) -> str:
-        path = str(self.data_dir / "falkordb.sock")
-        if len(path) <= _SOCKET_MAX:
-            return path
-        # Deep data directories exceed sun_path; use a stable short name instead.
-        digest = hashlib.sha256(path.encode()).hexdigest()[:16]
-        return str(Path(tempfile.gettempdir()) / f"memexd-{digest}.sock")
 
     @property
     def log_file(self) -> Path:
@@ -146,7 +150,7 @@ class EmbeddedFalkor:
         command = self.command()  # missing binaries fail before anything else
         await self._lock()
         try:
-            if await _answers(self.socket):
+            if await answers(self.socket):
                 raise StartupError(
                     f"another FalkorDB already serves {self.data_dir} (socket {self.socket})"
                 )
@@ -232,7 +236,7 @@ class EmbeddedFalkor:
                 stdin=subprocess.DEVNULL,
                 stdout=early_log,
                 stderr=early_log,
-                preexec_fn=_die_with_parent,
+                preexec_fn=die_with_parent,
                 start_new_session=True,  # Ctrl-C reaches memexd only; it stops the engine
                 pass_fds=() if self._lock_fd is None else (self._lock_fd,),
             )
@@ -242,7 +246,7 @@ class EmbeddedFalkor:
                 raise StorageUnavailable(
                     f"embedded FalkorDB exited at start: {self._log_tail(log_start)}"
                 )
-            if await _answers(self.socket):
+            if await answers(self.socket):
                 log.info("embedded FalkorDB ready on %s (pid %d)", self.socket, self._process.pid)
                 await self._repair_log(log_start)
                 self._ready.set()
@@ -311,7 +315,8 @@ def _exit(code: int | None) -> str:
     return f"exit code {code}"
 
 
-async def _answers(socket: str) -> bool:
+async def answers(socket: str) -> bool:
+    """Whether an engine answers on ``socket`` (loaded and ready)."""
     if not os.path.exists(socket):
         return False
     client = aioredis.Redis(unix_socket_path=socket, socket_connect_timeout=1)

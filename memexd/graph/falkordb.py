@@ -25,10 +25,10 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ResponseError
 
 from memexd.errors import ResourceExhausted
-from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.errors import ConnectionLost, EngineUnreachable, MissingGraph, falkordb_errors
 from memexd.graph.falkordb_wire import encoded, header, pack, pack_args, pack_head, rows
 from memexd.graph.gate import Gate
+from memexd.graph.shared import Supervised
 from memexd.types import Params, Row
 
 __all__ = ["FalkorStore"]
@@ -57,7 +57,7 @@ class FalkorStore:
         connections: _Connections,
         graph: str,
         timeout_ms: int | None = None,
-        engine: EmbeddedFalkor | None = None,
+        engine: Supervised | None = None,
         gate: Gate | None = None,
     ) -> None:
         self._connections = connections
@@ -92,7 +92,7 @@ class FalkorStore:
         timeout_ms: int | None = None,
         pool_size: int = 64,
         pool_wait_ms: int = 5_000,
-        engine: EmbeddedFalkor | None = None,
+        engine: Supervised | None = None,
     ) -> FalkorStore:
         options: dict[str, Any] = {
             "decode_responses": True,

@@ -12,16 +12,20 @@ from urllib.parse import urlsplit
 
 from memexd.errors import MemexError, StartupError, StorageUnavailable
 from memexd.graph import Graph
-from memexd.graph.embedded import EmbeddedFalkor
+from memexd.graph.embedded import EmbeddedFalkor, socket_path
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.migrations import Migration, migrate
 from memexd.graph.neo4j import Neo4jStore
+from memexd.graph.shared import SharedEngine
 from memexd.settings import Settings
 from memexd.types import GraphStore
 
 __all__ = ["open_migrated", "open_store"]
 
 log = logging.getLogger("memexd")
+
+#: How long a starting worker waits for the embedded engine to answer.
+_SHARED_WAIT_S = 60.0
 
 
 async def open_migrated(settings: Settings) -> tuple[GraphStore, list[Migration]]:
@@ -37,10 +41,16 @@ async def open_migrated(settings: Settings) -> tuple[GraphStore, list[Migration]
     return store, applied
 
 
-async def open_store(settings: Settings) -> GraphStore:
+async def open_store(settings: Settings, *, worker: bool = False) -> GraphStore:
     """Connect (and for the embedded default, start) the graph engine, and
-    check that it answers."""
-    store = await _embedded(settings) if settings.graph_uri is None else _external(settings)
+    check that it answers. A ``worker`` connects to the embedded engine its
+    parent process started and supervises."""
+    if settings.graph_uri is not None:
+        store = _external(settings)
+    elif worker:
+        store = await _shared(settings)
+    else:
+        store = await _embedded(settings)
     try:
         await store.ping()
     except MemexError as exc:
@@ -64,6 +74,22 @@ async def _embedded(settings: Settings) -> GraphStore:
         socket = await engine.start()
     except StorageUnavailable as exc:
         raise StartupError(exc.message) from None
+    return FalkorStore.connect(
+        unix_socket=socket,
+        graph=settings.graph_name,
+        timeout_ms=settings.query_timeout_ms,
+        pool_size=settings.pool_size,
+        pool_wait_ms=settings.pool_wait_ms,
+        engine=engine,
+    )
+
+
+async def _shared(settings: Settings) -> GraphStore:
+    socket = socket_path(settings.data_dir)
+    engine = SharedEngine(socket)
+    # the supervisor may be restarting it: wait as a request would
+    if not await engine.wait_ready(_SHARED_WAIT_S):
+        raise StartupError("the embedded engine did not come back in time")
     return FalkorStore.connect(
         unix_socket=socket,
         graph=settings.graph_name,
