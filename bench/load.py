@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import csv
 import json
+import os
 import random
 import re
 import subprocess
@@ -35,7 +36,7 @@ from typing import Any
 
 import httpx
 import neo4j
-from _common import CREATE_ITEMS, GRAPH_NAME, MemexdServer, item_inputs, load_items, memexd_server
+from _common import GRAPH_NAME, MemexdServer, item_inputs, load_items, memexd_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.neo4j_server import Neo4jServer
@@ -110,7 +111,9 @@ end
 function done(summary, latency, requests)
   local total = {}
   for _, thread in ipairs(threads) do
-    for k, v in pairs(thread:get("statuses")) do total[tostring(k)] = (total[tostring(k)] or 0) + v end
+    for k, v in pairs(thread:get("statuses")) do
+      total[tostring(k)] = (total[tostring(k)] or 0) + v
+    end
   end
   local parts = {}
   for k, v in pairs(total) do table.insert(parts, '"' .. k .. '":' .. v) end
@@ -159,6 +162,54 @@ def _line(out: str, tag: str) -> str:
         if line.startswith(tag + " "):
             return line[len(tag) + 1 :]
     raise RuntimeError(f"wrk printed no {tag} line:\n{out}")
+
+
+# ------------------------------------------------------------------ CPU
+
+
+def _descendants(pid: int) -> list[int]:
+    found = [pid]
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            children = (task / "children").read_text().split()
+        except OSError:
+            continue
+        for child in children:
+            found += _descendants(int(child))
+    return found
+
+
+def _cpu_s(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Cpu:
+    """CPU seconds spent by memexd's processes and by the engine's."""
+
+    def __init__(self, server: MemexdServer, neo: Neo4jServer | None) -> None:
+        self.server, self.neo = server, neo
+
+    def now(self) -> tuple[float, float]:
+        memexd = engine = 0.0
+        for pid in _descendants(self.server.process.pid):
+            if b"redis-server" in _cmdline(pid):
+                engine += _cpu_s(pid)
+            else:
+                memexd += _cpu_s(pid)
+        if self.neo is not None:
+            engine += sum(_cpu_s(p) for p in _descendants(self.neo.pid))
+        return memexd, engine
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
 
 
 # ------------------------------------------------------------------ anchors
@@ -262,9 +313,15 @@ def run_engine(engine: str, args: argparse.Namespace, folder: Path) -> dict[str,
                           json={"query": ITEM, "variables": {"id": ids[0]}}).content  # fmt: skip
         url = f"{server.base_url}/graphql"
         scripts = {w: _lua(w, ids, folder) for w in WORKLOADS}
+        cpu = Cpu(server, neo)
         for workload in args.workloads:
             for connections in args.connections:
+                before = cpu.now()
                 figures = wrk(url, scripts[workload], connections, args.seconds, args.threads)
+                spent = [b - a for a, b in zip(before, cpu.now(), strict=True)]
+                done = max(figures["requests"], 1)
+                figures["memexd_cpu_us"] = spent[0] / done * 1e6
+                figures["engine_cpu_us"] = spent[1] / done * 1e6
                 report["runs"][f"{workload}@{connections}"] = figures
                 print(_row(engine, workload, connections, figures), flush=True)
         with bare_app(len(body)) as bare:
@@ -282,7 +339,7 @@ def run_engine(engine: str, args: argparse.Namespace, folder: Path) -> dict[str,
     point = report["runs"].get("point@32")
     if point:
         report["point@32 / bare"] = point["req_s"] / anchor["req_s"]
-    for name, figures in report["runs"].items():
+    for figures in report["runs"].values():
         figures["p99/p50"] = figures["p99_ms"] / max(figures["p50_ms"], 1e-3)
     return report
 
@@ -290,7 +347,9 @@ def run_engine(engine: str, args: argparse.Namespace, folder: Path) -> dict[str,
 def _row(engine: str, workload: str, connections: int, f: dict[str, Any]) -> str:
     return (f"{engine:9} {workload:6} @{connections:<4} {f['req_s']:9,.0f} req/s  "
             f"p50 {f['p50_ms']:7.1f} ms  p99 {f['p99_ms']:7.1f} ms  max {f['max_ms']:7.1f} ms  "
-            f"503 {f['503']:6}  failed {f['failed']}")  # fmt: skip
+            f"503 {f['503']:6}  failed {f['failed']}"
+            + (f"  CPU/req: memexd {f['memexd_cpu_us']:4.0f} us, "
+               f"engine {f['engine_cpu_us']:4.0f} us" if "memexd_cpu_us" in f else ""))  # fmt: skip
 
 
 def main() -> None:

@@ -43,8 +43,9 @@ def _parser() -> argparse.ArgumentParser:
     serve = commands.add_parser("serve", help="run the GraphQL service")
     serve.add_argument("--host", help="bind address (MEMEXD_HOST, default 127.0.0.1)")
     serve.add_argument("--port", type=int, help="port (MEMEXD_PORT, default 8700)")
-    serve.add_argument("--workers", type=int,
-                       help="processes serving the port (MEMEXD_WORKERS, default: 2)")  # fmt: skip
+    serve.add_argument(
+        "--workers", type=int, help="processes on the port (MEMEXD_WORKERS; default: one per core)"
+    )
     _connection_flags(serve)
 
     migrate = commands.add_parser("migrate", help="apply pending schema migrations")

@@ -8,6 +8,7 @@ printed, not even in error messages.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -41,8 +42,10 @@ class Settings(BaseSettings):
     # where it listens and where it keeps data
     host: str = Field("127.0.0.1", min_length=1)
     port: int = Field(8700, ge=1, le=65535)
-    #: processes serving the port (README, "Running in production")
-    workers: int = Field(2, ge=1, le=64)
+    #: processes serving the port: one per usable core by default (README,
+    #: "Running in production")
+    workers: int = Field(default_factory=lambda: min(len(os.sched_getaffinity(0)), 16),
+                         ge=1, le=64)  # fmt: skip
     data_dir: Path = Path("memexd-data")
     # the graph engine
     graph_uri: str | None = None
@@ -56,7 +59,9 @@ class Settings(BaseSettings):
     engine_restart_max_s: Seconds = 5.0
     query_timeout_ms: int = Field(10_000, ge=100, le=3_600_000)
     query_memory_mb: int = Field(1024, ge=16)
-    pool_size: int = Field(64, ge=1, le=10_000)
+    #: queries in flight to the engine per process; the rest wait in arrival
+    #: order (a longer queue inside the engine only makes the tail unfair)
+    pool_size: int = Field(16, ge=1, le=10_000)
     pool_wait_ms: int = Field(5_000, ge=0, le=600_000)
     # requests
     max_body_bytes: Positive = 4 * 1024 * 1024

@@ -296,6 +296,7 @@ def test_connection_cap_refuses_then_recovers(serve: ServeFactory) -> None:
         with served.connect() as extra:
             refused = read_until_closed(extra, timeout=header_timeout / 2)
         assert refused.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), refused
+        assert b"\r\nRetry-After: 1\r\n" in refused, refused
         # ... and so is one that sends its request straight away (it still
         # gets the 503, not just a reset).
         with served.connect() as eager:

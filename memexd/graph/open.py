@@ -20,12 +20,9 @@ from memexd.graph.shared import SharedEngine
 from memexd.settings import Settings
 from memexd.types import GraphStore
 
-__all__ = ["open_migrated", "open_store"]
+__all__ = ["open_migrated", "open_store", "open_worker_store"]
 
 log = logging.getLogger("memexd")
-
-#: How long a starting worker waits for the embedded engine to answer.
-_SHARED_WAIT_S = 60.0
 
 
 async def open_migrated(settings: Settings) -> tuple[GraphStore, list[Migration]]:
@@ -41,16 +38,10 @@ async def open_migrated(settings: Settings) -> tuple[GraphStore, list[Migration]
     return store, applied
 
 
-async def open_store(settings: Settings, *, worker: bool = False) -> GraphStore:
+async def open_store(settings: Settings) -> GraphStore:
     """Connect (and for the embedded default, start) the graph engine, and
-    check that it answers. A ``worker`` connects to the embedded engine its
-    parent process started and supervises."""
-    if settings.graph_uri is not None:
-        store = _external(settings)
-    elif worker:
-        store = await _shared(settings)
-    else:
-        store = await _embedded(settings)
+    check that it answers."""
+    store = _external(settings) if settings.graph_uri is not None else await _embedded(settings)
     try:
         await store.ping()
     except MemexError as exc:
@@ -58,6 +49,24 @@ async def open_store(settings: Settings, *, worker: bool = False) -> GraphStore:
         where = "the embedded engine" if settings.graph_uri is None else _redacted(settings)
         raise StartupError(f"cannot reach {where}: {exc.message}") from None
     return store
+
+
+def open_worker_store(settings: Settings) -> GraphStore:
+    """A worker's store, on the engine its supervisor opened and migrated
+    (and, embedded, supervises). It connects as requests come: an engine down
+    when the worker starts is one that requests wait for or find unavailable,
+    as they would a moment later."""
+    if settings.graph_uri is not None:
+        return _external(settings)
+    socket = socket_path(settings.data_dir)
+    return FalkorStore.connect(
+        unix_socket=socket,
+        graph=settings.graph_name,
+        timeout_ms=settings.query_timeout_ms,
+        pool_size=settings.pool_size,
+        pool_wait_ms=settings.pool_wait_ms,
+        engine=SharedEngine(socket),
+    )
 
 
 async def _embedded(settings: Settings) -> GraphStore:
@@ -74,22 +83,6 @@ async def _embedded(settings: Settings) -> GraphStore:
         socket = await engine.start()
     except StorageUnavailable as exc:
         raise StartupError(exc.message) from None
-    return FalkorStore.connect(
-        unix_socket=socket,
-        graph=settings.graph_name,
-        timeout_ms=settings.query_timeout_ms,
-        pool_size=settings.pool_size,
-        pool_wait_ms=settings.pool_wait_ms,
-        engine=engine,
-    )
-
-
-async def _shared(settings: Settings) -> GraphStore:
-    socket = socket_path(settings.data_dir)
-    engine = SharedEngine(socket)
-    # the supervisor may be restarting it: wait as a request would
-    if not await engine.wait_ready(_SHARED_WAIT_S):
-        raise StartupError("the embedded engine did not come back in time")
     return FalkorStore.connect(
         unix_socket=socket,
         graph=settings.graph_name,

@@ -15,7 +15,8 @@ a socket (and a file descriptor) forever. :class:`GuardedHttpProtocol` adds:
   earlier request is still in flight, or because the app has not consumed a
   buffered body over uvicorn's 64 KiB high-water mark);
 * a **connection cap**: a connection opened while ``max_connections`` are
-  already open is answered 503 and closed before it is registered.
+  already open is answered 503 with ``Retry-After`` and closed before it is
+  registered.
 
 When a deadline passes, the client gets a bare ``408 Request Timeout`` if no
 response is in progress on the connection, the request (if any) is marked
@@ -46,8 +47,11 @@ __all__ = ["GuardedHttpProtocol", "guarded_protocol"]
 logger = logging.getLogger("memexd.server.protocol")
 
 _REQUEST_TIMEOUT = b"HTTP/1.1 408 Request Timeout\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+# Retry-After: the cap is reached by a burst; a second is long enough for
+# connections to close, short enough not to idle a client.
 _SERVICE_UNAVAILABLE = (
-    b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nContent-Length: 0\r\n\r\n"
+    b"HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\nRetry-After: 1\r\n"
+    b"Content-Length: 0\r\n\r\n"
 )
 # Rejections can come by the thousand under attack: warn at most this often.
 _CAP_WARNING_INTERVAL = 10.0

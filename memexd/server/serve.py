@@ -19,7 +19,7 @@ import uvicorn
 
 from memexd.errors import StartupError
 from memexd.graph import Graph
-from memexd.graph.open import open_migrated, open_store
+from memexd.graph.open import open_migrated, open_worker_store
 from memexd.memory.text import ensure_index
 from memexd.server import ingest
 from memexd.server.app import create_app
@@ -78,7 +78,7 @@ async def serve_worker(
 ) -> None:
     """Serve as worker ``name`` on the engine the supervisor prepared; call
     ``ready`` once listening."""
-    store = await open_store(settings, worker=True)
+    store = open_worker_store(settings)
     try:
         await _serve(settings, listener, store, worker=name, ready=ready)
     finally:
@@ -145,7 +145,6 @@ def _tune_collector() -> None:
     # object (cached documents among them): at the defaults they doubled
     # such a walk's time (bench/scale.py). Cycles are rare here.
     gc.set_threshold(*GC_THRESHOLDS)
-
 
 
 def run(main: Coroutine[Any, Any, None]) -> None:
