@@ -13,6 +13,7 @@ import asyncio
 import contextlib
 import os
 import signal
+import socket
 import subprocess
 import time
 from collections.abc import Callable, Iterator
@@ -185,6 +186,37 @@ def test_nothing_outlives_a_killed_supervisor(served: Served) -> None:
     served.process.wait()
     survivors = [pid for pid in children + engine if not proc.wait_dead(pid, 30)]
     assert survivors == [], [_cmdline(pid) for pid in survivors]
+
+
+@pytest.mark.engines("falkordb")
+def test_past_the_cap_every_worker_answers_a_prompt_503(tmp_path: Path) -> None:
+    """The cap is the server's, shared among the workers: past it a new
+    connection gets 503 with Retry-After at once, whichever worker takes it."""
+    cap = 4
+    url, process = proc.serve(tmp_path / "data", MEMEXD_WORKERS="2",
+                              MEMEXD_MAX_CONNECTIONS=str(cap), **QUIET)  # fmt: skip
+    port = int(url.rsplit(":", 1)[1])
+    held: list[socket.socket] = []
+    try:
+        answers = []
+        for _ in range(3 * cap):
+            sock = socket.create_connection(("127.0.0.1", port))
+            held.append(sock)
+            sock.settimeout(0.3)
+            try:
+                answers.append(sock.recv(200))
+            except TimeoutError:
+                answers.append(b"")  # admitted: the server waits for a request
+        refused = [a for a in answers if a]
+        assert len(answers) - len(refused) <= cap
+        assert len(refused) >= 2 * cap
+        for answer in refused:
+            assert answer.startswith(b"HTTP/1.1 503 Service Unavailable\r\n"), answer
+            assert b"\r\nRetry-After: 1\r\n" in answer, answer
+    finally:
+        for sock in held:
+            sock.close()
+        proc.stop(process)
 
 
 def test_sigterm_stops_workers_and_supervisor_cleanly(served: Served) -> None:
