@@ -18,6 +18,7 @@ Every error a client can see derives from :class:`MemexError` and carries the
     │   ├── ConstraintViolation (turned into Duplicate* by the services)
     │   ├── SchemaExists        (an index or constraint is already there)
     │   └── StorageUnavailable  UNAVAILABLE (engine down or restarting; retry)
+    │       └── Overloaded      UNAVAILABLE, HTTP 503 (every engine connection stayed busy)
     └── StartupError        a one-line reason ``memexd serve`` cannot start
         └── SettingsError       a setting has a bad value
 
@@ -46,6 +47,7 @@ __all__ = [
     "MemexError",
     "MemoryNotFound",
     "NotFound",
+    "Overloaded",
     "ResourceExhausted",
     "SchemaExists",
     "SettingsError",
@@ -228,6 +230,12 @@ class StorageUnavailable(StorageError):
 
     code = "UNAVAILABLE"
     public = True
+
+
+class Overloaded(StorageUnavailable):
+    """Every connection to the engine stayed busy for as long as a request
+    may wait (``MEMEXD_POOL_WAIT_MS``): the server has more work than it can
+    do. Over HTTP the answer is ``503`` with ``Retry-After``."""
 
 
 class StartupError(MemexError):

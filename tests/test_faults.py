@@ -18,8 +18,10 @@ import httpx
 import pytest
 import redis.asyncio
 
+from memexd.errors import Overloaded
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
+from memexd.graph.gate import one_wait
 from memexd.graph.neo4j import Neo4jStore
 from memexd.server.app import create_app
 from memexd.settings import Settings
@@ -217,6 +219,39 @@ async def test_a_full_pool_answers_unavailable(pooled: StoreFactory) -> None:
         "every connection to the graph engine is busy (MEMEXD_POOL_SIZE); try again"
     }
     assert any("errors" not in r.json() for r in responses)
+    # more work than the server can do: 503, and when to come back
+    refused = [r for r in responses if "errors" in r.json()]
+    assert {(r.status_code, r.headers["retry-after"]) for r in refused} == {(503, "1")}
+    assert {r.status_code for r in responses if r not in refused} == {200}
+
+
+async def test_a_request_of_many_queries_waits_once_in_all(pooled: StoreFactory) -> None:
+    """The pool wait is the request's, not each query's: one that needs
+    several round trips through a busy pool still answers within it."""
+    store = pooled(1, 300)
+    hold = asyncio.Event()
+    blocker = asyncio.create_task(_hold(store, hold))
+    await asyncio.sleep(0.05)
+    started = time.monotonic()
+    with one_wait():
+        with pytest.raises(Overloaded):
+            await store.read("RETURN 1 AS x", {})
+        with pytest.raises(Overloaded):
+            await store.read("RETURN 1 AS x", {})  # nothing left of the budget
+    assert time.monotonic() - started < 0.3 + 0.15
+    hold.set()
+    await blocker
+    await store.close()
+
+
+async def _hold(store: GraphStore, until: asyncio.Event) -> None:
+    """Keep the store's one connection taken until ``until`` is set."""
+    gate = store._gate  # type: ignore[attr-defined]
+    await gate.enter()
+    try:
+        await until.wait()
+    finally:
+        gate.leave()
 
 
 async def _burst(store: GraphStore, requests: int) -> list[httpx.Response]:

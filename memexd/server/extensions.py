@@ -58,7 +58,7 @@ def coded(error: GraphQLError, caller: str | None = None) -> GraphQLError:
     while isinstance(original, GraphQLError) and original.original_error is not None:
         original = original.original_error
     if isinstance(original, MemexError) and original.public:
-        return _with(error, original.message, original.code)
+        return _with(error, original.message, original.code, original)
     if original is None or isinstance(original, GraphQLError):
         return _with(error, error.message, "BAD_USER_INPUT")
     # the caller by its key name or token subject: never a secret
@@ -66,14 +66,18 @@ def coded(error: GraphQLError, caller: str | None = None) -> GraphQLError:
     return _with(error, "Internal server error.", "INTERNAL")
 
 
-def _with(error: GraphQLError, message: str, code: str) -> GraphQLError:
+def _with(
+    error: GraphQLError, message: str, code: str, original: MemexError | None = None
+) -> GraphQLError:
+    """The error as sent; ``original`` stays with our own public errors (the
+    view answers 503 for :class:`~memexd.errors.Overloaded`)."""
     return GraphQLError(
         message,
         nodes=error.nodes,
         source=error.source,
         positions=error.positions,
         path=error.path,
-        original_error=None,
+        original_error=original,
         extensions={**(error.extensions or {}), "code": code},
     )
 

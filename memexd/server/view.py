@@ -27,9 +27,10 @@ from strawberry.types.unset import UNSET
 from memexd.access.gate import Gate
 from memexd.access.grants import NOBODY
 from memexd.core import Memex
-from memexd.errors import StorageUnavailable, Unauthenticated
+from memexd.errors import Overloaded, StorageUnavailable, Unauthenticated
 from memexd.feed.hub import Feed
 from memexd.feed.transport import FeedTransport, close_reason, subscribes
+from memexd.graph.gate import one_wait
 from memexd.memory.validation import long_number
 from memexd.schema.build import build_schema
 from memexd.server import graphiql
@@ -46,6 +47,8 @@ log = logging.getLogger("memexd.server")
 
 #: Where a rejected ``connection_init`` leaves its close code and reason.
 _REJECTION = "memexd.rejection"
+#: The headers of an answer the server had no capacity for.
+OVERLOADED = {"Retry-After": "1"}
 #: graphql-transport-ws close codes: bad credentials, and no grant.
 WS_UNAUTHENTICATED, WS_FORBIDDEN = 4401, 4403
 
@@ -162,19 +165,24 @@ class GraphQLApp(GraphQL[Context, None]):
             raise HTTPException(400, "Unable to parse request body as JSON") from exc
         except KeyError as exc:
             raise HTTPException(400, "File(s) missing in form data") from exc
-        result = await self.execute_operation(
-            request=request,
-            request_adapter=adapter,
-            request_data=data,
-            context=own,
-            root_value=None,
-            sub_response=sub_response,
-        )
+        with one_wait():
+            result = await self.execute_operation(
+                request=request,
+                request_adapter=adapter,
+                request_data=data,
+                context=own,
+                root_value=None,
+                sub_response=sub_response,
+            )
         if not isinstance(result, ExecutionResult):  # only the cases skipped above give others
             raise TypeError(f"unexpected execution result {type(result).__name__}")
         response_data = await self.process_result(request=request, result=result)
         if result.errors:
             self._handle_errors(result.errors, response_data)
+            if any(isinstance(e.original_error, Overloaded) for e in result.errors):
+                # more work than the server can do: as the connection cap says it
+                return Response(self.encode_json(response_data), 503, OVERLOADED,
+                                media_type="application/json")  # fmt: skip
         return Response(self.encode_json(response_data), media_type="application/json")
 
     async def parse_http_body(
