@@ -39,6 +39,7 @@ from memexd.server.execution import Operations
 from memexd.server.extensions import coded
 from memexd.server.http import error_body
 from memexd.server.origin import origin_of
+from memexd.server.prepared import Prepared
 from memexd.settings import Settings
 
 __all__ = ["GraphQLApp", "Holder"]
@@ -91,8 +92,9 @@ class GraphQLApp(GraphQL[Context, None]):
     graphql_transport_ws_handler_class = FeedTransport
 
     def __init__(self, holder: Holder, settings: Settings, gate: Gate, feed: Feed) -> None:
+        schema = build_schema(settings)
         super().__init__(
-            build_schema(settings),
+            schema,
             graphql_ide="graphiql" if settings.ide else None,
             allow_queries_via_get=not settings.production,
             # the maintained protocol only: its connection_init carries credentials
@@ -105,6 +107,8 @@ class GraphQLApp(GraphQL[Context, None]):
         self.max_tokens = settings.max_tokens
         #: Schema.execute without its per-phase extension machinery (if the schema allows)
         self.operations = Operations.of(self.schema)
+        #: point reads answered without the executor (memexd.server.prepared)
+        self.prepared = Prepared(schema._schema)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -166,6 +170,12 @@ class GraphQLApp(GraphQL[Context, None]):
         except KeyError as exc:
             raise HTTPException(400, "File(s) missing in form data") from exc
         with one_wait():
+            prepared = await self.prepared.answer(
+                data.query, data.operation_name, data.variables, own
+            )
+            if prepared is not None:
+                return Response(self.encode_json({"data": prepared}),
+                                media_type="application/json")  # fmt: skip
             result = await self.execute_operation(
                 request=request,
                 request_adapter=adapter,
@@ -176,6 +186,7 @@ class GraphQLApp(GraphQL[Context, None]):
             )
         if not isinstance(result, ExecutionResult):  # only the cases skipped above give others
             raise TypeError(f"unexpected execution result {type(result).__name__}")
+        self.prepared.learn(data.query, data.operation_name, not result.errors)
         response_data = await self.process_result(request=request, result=result)
         if result.errors:
             self._handle_errors(result.errors, response_data)

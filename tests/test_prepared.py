@@ -1,0 +1,93 @@
+"""Prepared reads (``memexd.server.prepared``) answer byte for byte as the
+ordinary path does: each request is sent twice, the first answered the
+ordinary way (it teaches the document), the second prepared when its shape
+allows; both bodies and statuses must be equal."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from memexd.server.prepared import Prepared
+from tests.support import Api
+
+ITEM = "query($id: ID!) { item(id: $id) { id scope kind content authority createdAt } }"
+EVERY_LEAF = """query Full($id: ID!, $r: Boolean) { one: item(id: $id, includeRetracted: $r) {
+  id scope kind content author sourceKind parents authority conviction importance intentId
+  taskId meta createdAt retracted } two: item(id: $id) { a: id b: authority } }"""
+NOT_PREPARED = [
+    "query($id: ID!) { item(id: $id) { id parentItems { id } } }",  # a resolver below
+    "query($id: ID!) { item(id: $id) { id __typename } }",
+    "query($id: ID!) { item(id: $id) { ...F } } fragment F on MemoryItem { id }",
+    "query($id: ID!) { item(id: $id) { id @include(if: true) } }",
+    "query($id: ID!) { items(filter: {ids: [$id]}) { id } }",  # a list, an input object
+]
+
+
+def _prepared(api: Api) -> Prepared:
+    app: Any = api.client._transport.app  # type: ignore[attr-defined]
+    for route in app.routes:
+        if getattr(route, "path", None) == "/graphql":
+            prepared: Prepared = route.app.prepared
+            return prepared
+    raise AssertionError("no /graphql route")
+
+
+async def _twice(api: Api, query: str, variables: Any, name: str | None = None) -> None:
+    sent = {"query": query, "variables": variables, "operationName": name}
+    first = await api.client.post("/graphql", json=sent, headers=api.headers)
+    second = await api.client.post("/graphql", json=sent, headers=api.headers)
+    assert (second.status_code, second.content) == (first.status_code, first.content)
+
+
+async def test_point_reads_answer_as_the_ordinary_path(api: Api) -> None:
+    made = await api.create(content={"text": "é ü 🙂", "n": 1.1, "big": 2**53 + 1},
+                            importance=0.1 + 0.2, meta={"a": [1, None]})  # fmt: skip
+    bare = await api.create(authority=1.0)
+    gone = await api.create()
+    await api.ok('mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id } } }',
+                 id=gone["id"])  # fmt: skip
+    prepared = _prepared(api)
+    for item_id in (made["id"], bare["id"], gone["id"], "01900000-0000-7000-8000-000000000000"):
+        await _twice(api, ITEM, {"id": item_id})
+        for retracted in (None, True, False):
+            await _twice(api, EVERY_LEAF, {"id": item_id, "r": retracted}, "Full")
+    # every request but the first success of each document (which teaches
+    # it) and those with a null includeRetracted (an error: the ordinary way)
+    assert prepared.hits == (4 * 2 - 1) + (4 * 2 * 2 - 1)
+
+
+@pytest.mark.parametrize(
+    "variables",
+    [{}, {"id": None}, {"id": 12}, {"id": ["x"]}, {"id": "not-a-uuid"}, {"id": "x", "y": 1}],
+)
+async def test_bad_variables_answer_as_the_ordinary_path(api: Api, variables: Any) -> None:
+    item = await api.create()
+    await _twice(api, ITEM, {"id": item["id"]})  # prepared now
+    await _twice(api, ITEM, variables)
+
+
+async def test_grants_hold_on_the_prepared_path(api: Api) -> None:
+    mine = await api.create(scope="a/x")
+    theirs = await api.create(scope="b/x")
+    reader = api.with_grants("read:a/")
+    for item in (mine, theirs, mine):
+        await _twice(reader, ITEM, {"id": item["id"]})
+    answer = await reader.run(ITEM, {"id": theirs["id"]})
+    assert answer == {"data": {"item": None}}
+    assert _prepared(api).hits >= 3
+
+
+@pytest.mark.parametrize("query", NOT_PREPARED)
+async def test_other_shapes_go_the_ordinary_way(api: Api, query: str) -> None:
+    item = await api.create()
+    prepared = _prepared(api)
+    await _twice(api, query, {"id": item["id"]})
+    assert prepared.hits == 0
+
+
+async def test_an_anonymous_caller_without_access_is_refused_as_before(make_api: Any) -> None:
+    api: Api = await make_api(env="production")
+    api.keys.create("someone", ["read:"])  # a key exists: the anonymous get nothing
+    await _twice(api.as_key(None), ITEM, {"id": "01900000-0000-7000-8000-000000000000"})
