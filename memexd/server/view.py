@@ -3,7 +3,6 @@ credentials, error codes, body parsing and the WebSocket feed."""
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 from typing import Any, overload
@@ -13,11 +12,10 @@ from cross_web import AsyncHTTPRequestAdapter, HTTPException
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.types import Receive, Scope, Send
-from starlette.websockets import WebSocket, WebSocketDisconnect, WebSocketState
-from strawberry.asgi import ASGIWebSocketAdapter, GraphQL
+from starlette.websockets import WebSocket
+from strawberry.asgi import GraphQL
 from strawberry.exceptions import ConnectionRejectionError, MissingQueryError
 from strawberry.http import GraphQLHTTPResponse, GraphQLRequestData, process_result
-from strawberry.http.exceptions import WebSocketDisconnected
 from strawberry.schema.exceptions import CannotGetOperationTypeError, InvalidOperationTypeError
 from strawberry.subscriptions import GRAPHQL_TRANSPORT_WS_PROTOCOL
 from strawberry.types import ExecutionResult
@@ -40,18 +38,15 @@ from memexd.server.extensions import coded
 from memexd.server.http import error_body
 from memexd.server.origin import origin_of
 from memexd.server.prepared import Prepared
+from memexd.server.websocket import WS_UNAUTHENTICATED, TextWebSocket, reject
 from memexd.settings import Settings
 
 __all__ = ["GraphQLApp", "Holder"]
 
 log = logging.getLogger("memexd.server")
 
-#: Where a rejected ``connection_init`` leaves its close code and reason.
-_REJECTION = "memexd.rejection"
 #: The headers of an answer the server had no capacity for.
 OVERLOADED = {"Retry-After": "1"}
-#: graphql-transport-ws close codes: bad credentials, and no grant.
-WS_UNAUTHENTICATED, WS_FORBIDDEN = 4401, 4403
 
 
 class Holder:
@@ -64,31 +59,8 @@ def _no_constants(name: str) -> Any:
     raise json.JSONDecodeError(f"{name} is not JSON", name, 0)
 
 
-class _WebSocket(ASGIWebSocketAdapter):
-    """Sends text frames, as graphql-transport-ws requires (browsers' clients
-    cannot parse binary ones), and closes a rejected ``connection_init`` with
-    the code memexd chose (Strawberry closes every rejection as 4403)."""
-
-    async def send_json(self, message: Any) -> None:
-        if self.ws.application_state is not WebSocketState.CONNECTED:
-            raise WebSocketDisconnected  # closed already: nothing more goes out
-        try:
-            await self.ws.send_text(orjson.dumps(message).decode())
-        except WebSocketDisconnect as exc:
-            raise WebSocketDisconnected from exc
-
-    async def close(self, code: int, reason: str) -> None:
-        if self.ws.application_state is not WebSocketState.CONNECTED:
-            return
-        rejected = self.ws.scope.get(_REJECTION)
-        if code == WS_FORBIDDEN and rejected is not None:
-            code, reason = rejected
-        with contextlib.suppress(WebSocketDisconnect):  # the peer left: closed already
-            await super().close(code, reason)
-
-
 class GraphQLApp(GraphQL[Context, None]):
-    websocket_adapter_class = _WebSocket
+    websocket_adapter_class = TextWebSocket
     graphql_transport_ws_handler_class = FeedTransport
 
     def __init__(self, holder: Holder, settings: Settings, gate: Gate, feed: Feed) -> None:
@@ -343,7 +315,7 @@ class GraphQLApp(GraphQL[Context, None]):
         except Unauthenticated as exc:
             if context.request is not None:
                 reason = close_reason(exc.code, exc.message)
-                context.request.scope[_REJECTION] = (WS_UNAUTHENTICATED, reason)
+                reject(context.request, WS_UNAUTHENTICATED, reason)
             raise ConnectionRejectionError from None
         context.rebind(context.memex.as_caller(access))
         # the connection may live for days: its heartbeats check the credentials again
