@@ -16,7 +16,7 @@ from memexd.graph.embedded import EmbeddedFalkor, socket_path
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.migrations import Migration, migrate
 from memexd.graph.neo4j import Neo4jStore
-from memexd.graph.shared import SharedEngine
+from memexd.graph.shared import SharedEngine, Supervised
 from memexd.settings import Settings
 from memexd.types import GraphStore
 
@@ -59,14 +59,7 @@ def open_worker_store(settings: Settings) -> GraphStore:
     if settings.graph_uri is not None:
         return _external(settings)
     socket = socket_path(settings.data_dir)
-    return FalkorStore.connect(
-        unix_socket=socket,
-        graph=settings.graph_name,
-        timeout_ms=settings.query_timeout_ms,
-        pool_size=settings.pool_size,
-        pool_wait_ms=settings.pool_wait_ms,
-        engine=SharedEngine(socket),
-    )
+    return _on_socket(settings, socket, SharedEngine(socket))
 
 
 async def _embedded(settings: Settings) -> GraphStore:
@@ -83,6 +76,12 @@ async def _embedded(settings: Settings) -> GraphStore:
         socket = await engine.start()
     except StorageUnavailable as exc:
         raise StartupError(exc.message) from None
+    return _on_socket(settings, socket, engine)
+
+
+def _on_socket(settings: Settings, socket: str, engine: Supervised) -> GraphStore:
+    """The store on the embedded engine's socket, waiting for ``engine``
+    when it restarts."""
     return FalkorStore.connect(
         unix_socket=socket,
         graph=settings.graph_name,
