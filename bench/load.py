@@ -40,6 +40,7 @@ from _common import GRAPH_NAME, MemexdServer, item_inputs, load_items, memexd_se
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.neo4j_server import Neo4jServer
+from tests.processes import cmdline, descendants, free_port
 
 HERE = Path(__file__).resolve().parent
 WORKLOADS = ("point", "top10", "create", "mix")
@@ -167,18 +168,6 @@ def _line(out: str, tag: str) -> str:
 # ------------------------------------------------------------------ CPU
 
 
-def _descendants(pid: int) -> list[int]:
-    found = [pid]
-    for task in Path(f"/proc/{pid}/task").glob("*"):
-        try:
-            children = (task / "children").read_text().split()
-        except OSError:
-            continue
-        for child in children:
-            found += _descendants(int(child))
-    return found
-
-
 def _cpu_s(pid: int) -> float:
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
@@ -195,21 +184,14 @@ class Cpu:
 
     def now(self) -> tuple[float, float]:
         memexd = engine = 0.0
-        for pid in _descendants(self.server.process.pid):
-            if b"redis-server" in _cmdline(pid):
+        for pid in descendants(self.server.process.pid):
+            if b"redis-server" in cmdline(pid):
                 engine += _cpu_s(pid)
             else:
                 memexd += _cpu_s(pid)
         if self.neo is not None:
-            engine += sum(_cpu_s(p) for p in _descendants(self.neo.pid))
+            engine += sum(_cpu_s(p) for p in descendants(self.neo.pid))
         return memexd, engine
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
 
 
 # ------------------------------------------------------------------ anchors
@@ -218,7 +200,7 @@ def _cmdline(pid: int) -> bytes:
 @contextmanager
 def bare_app(body_size: int) -> Iterator[str]:
     """A bare ASGI app on memexd's stack, one process, a fixed JSON body."""
-    port = _free_port()
+    port = free_port()
     argv = [sys.executable, str(HERE / "_bare.py"), str(port), str(body_size)]
     process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
@@ -234,14 +216,6 @@ def bare_app(body_size: int) -> Iterator[str]:
     finally:
         process.terminate()
         process.wait()
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 def redis_benchmark(socket_path: str, item_id: str, connections: int, requests: int) -> float:

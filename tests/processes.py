@@ -34,6 +34,30 @@ def alive(pid: int) -> bool:
     return not (stat.exists() and stat.read_text().split()[2] == "Z")
 
 
+def children(pid: int) -> list[int]:
+    """The processes ``pid`` started (every thread's)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def descendants(pid: int) -> list[int]:
+    """``pid`` and every process below it."""
+    return [pid] + [d for c in children(pid) for d in descendants(c)]
+
+
+def cmdline(pid: int) -> bytes:
+    """The command line of ``pid`` (empty once it has gone)."""
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return b""
+
+
 def wait_dead(pid: int, seconds: float = 10.0) -> bool:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from memexd.errors import StorageUnavailable
 from memexd.server.prepared import Prepared
 from tests.support import Api
 
@@ -91,3 +92,27 @@ async def test_an_anonymous_caller_without_access_is_refused_as_before(make_api:
     api: Api = await make_api(env="production")
     api.keys.create("someone", ["read:"])  # a key exists: the anonymous get nothing
     await _twice(api.as_key(None), ITEM, {"id": "01900000-0000-7000-8000-000000000000"})
+
+
+async def test_a_failing_read_runs_once_and_answers_as_the_ordinary_path(api: Api) -> None:
+    """The engine failing under a prepared read: one query, not a second try
+    the ordinary way, and the same answer the ordinary path gives."""
+    item = await api.create()
+    await _twice(api, ITEM, {"id": item["id"]})  # prepared now
+    store = api.store
+    sent: list[str] = []
+
+    async def down(text: str, params: Any) -> Any:
+        sent.append(text)
+        raise StorageUnavailable("the graph engine is unavailable; try again")
+
+    store.read = down  # type: ignore[method-assign]
+    prepared = _prepared(api)
+    hits = prepared.hits
+    body = {"query": ITEM, "variables": {"id": item["id"]}}
+    answer = await api.client.post("/graphql", json=body)
+    assert (len(sent), prepared.hits) == (1, hits + 1)
+    ordinary = await api.client.post("/graphql", json={**body, "query": ITEM + " "})
+    assert prepared.hits == hits + 1  # another text: the ordinary way
+    assert (answer.status_code, answer.content) == (ordinary.status_code, ordinary.content)
+    assert answer.json()["errors"][0]["extensions"]["code"] == "UNAVAILABLE"

@@ -185,7 +185,7 @@ def test_nothing_outlives_a_killed_supervisor(served: Served) -> None:
     os.kill(served.process.pid, signal.SIGKILL)
     served.process.wait()
     survivors = [pid for pid in children + engine if not proc.wait_dead(pid, 30)]
-    assert survivors == [], [_cmdline(pid) for pid in survivors]
+    assert survivors == [], [proc.cmdline(pid) for pid in survivors]
 
 
 @pytest.mark.engines("falkordb")
@@ -228,25 +228,9 @@ def test_sigterm_stops_workers_and_supervisor_cleanly(served: Served) -> None:
     assert "Traceback" not in served.process.stderr.read().decode()
 
 
-def _children(pid: int) -> list[int]:
-    tasks = Path(f"/proc/{pid}/task")
-    found: list[int] = []
-    for task in tasks.iterdir() if tasks.exists() else []:
-        text = (task / "children").read_text().split()
-        found += [int(t) for t in text]
-    return found
-
-
 def _worker_pids(pid: int) -> list[int]:
-    return [c for c in _children(pid) if b"spawn_main" in _cmdline(c)]
+    return [c for c in proc.children(pid) if b"spawn_main" in proc.cmdline(c)]
 
 
 def _engine_pids(pid: int) -> list[int]:
-    return [c for c in _children(pid) if b"redis-server" in _cmdline(c)]
-
-
-def _cmdline(pid: int) -> bytes:
-    try:
-        return Path(f"/proc/{pid}/cmdline").read_bytes()
-    except OSError:
-        return b""
+    return [c for c in proc.children(pid) if b"redis-server" in proc.cmdline(c)]

@@ -14,11 +14,14 @@ errors (so validation and the document limits, which for this shape depend
 on the text alone, have passed). Then variables are coerced and arguments
 read by graphql-core's own functions, the resolver is called as Strawberry
 calls it, and each leaf is serialized by the schema's own scalar, in
-selection order. Anything unusual (variables that do not coerce, a resolver
-that raises, a null where the schema says non-null) gives up, and the view
-takes the ordinary path, which answers exactly as always: the operation is a
-read, so running it again changes nothing. ``tests/test_prepared.py``
-compares both paths byte for byte.
+selection order. What the resolver raises (a bad id, the engine down or
+overloaded, a timeout) is answered here, located as the executor locates it,
+so a failing read never runs twice. Anything else unusual (variables that do
+not coerce, a null where the schema says non-null, a failure among several
+root fields) gives up before or without a second query's worth of harm, and
+the view takes the ordinary path, which answers exactly as always: the
+operation is a read, so running it again changes nothing.
+``tests/test_prepared.py`` compares both paths byte for byte.
 """
 
 from __future__ import annotations
@@ -41,10 +44,15 @@ from graphql import (
     GraphQLSchema,
     OperationDefinitionNode,
     OperationType,
+    located_error,
     parse,
 )
 from graphql.execution.values import VariableValues, get_argument_values, get_variable_values
 from graphql.type import specified_scalar_types
+from strawberry.types import ExecutionResult
+
+from memexd.server.context import Context
+from memexd.server.extensions import coded
 
 __all__ = ["Prepared"]
 
@@ -54,6 +62,13 @@ _CAPACITY = 512
 
 class _GiveUp(Exception):
     """This request goes the ordinary way."""
+
+
+class _Failed(Exception):
+    """A root field's resolver raised: its error is the answer."""
+
+    def __init__(self, root: _Root, error: GraphQLError) -> None:
+        self.root, self.error = root, error
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +119,12 @@ class _Root:
         kwargs = {self.names[name]: value for name, value in arguments.items()}
         if self.takes_info:
             kwargs["info"] = _Info(context)
-        found = self.resolve(**kwargs)
-        if inspect.isawaitable(found):
-            found = await found
+        try:
+            found = self.resolve(**kwargs)
+            if inspect.isawaitable(found):
+                found = await found
+        except Exception as exc:  # as the executor: the field's error, located
+            raise _Failed(self, located_error(exc, [self.node], [self.key])) from None
         if found is None:
             if not self.nullable:
                 raise _GiveUp
@@ -137,10 +155,10 @@ class Prepared:
         self._plans: OrderedDict[tuple[str, str | None], _Plan | None] = OrderedDict()
 
     async def answer(
-        self, query: object, operation: object, variables: object, context: object
-    ) -> dict[str, Any] | None:
-        """The answer's ``data`` for a prepared document, or ``None``: take
-        the ordinary path."""
+        self, query: object, operation: object, variables: object, context: Context
+    ) -> ExecutionResult | None:
+        """The result for a prepared document, or ``None``: take the ordinary
+        path."""
         if not isinstance(query, str) or not isinstance(operation, str | None):
             return None
         plan = self._plans.get((query, operation))
@@ -153,10 +171,17 @@ class Prepared:
             return None
         try:
             data = {root.key: await root.value(context, coerced) for root in plan.roots}
-        except Exception:  # _GiveUp, a GraphQLError, what the resolver raised
+        except _Failed as failed:
+            if len(plan.roots) > 1:  # the executor's error order among several: its own
+                return None
+            self.hits += 1
+            value = {failed.root.key: None} if failed.root.nullable else None
+            # coded as the ErrorCodes extension codes it (the caller names a logged fault)
+            return ExecutionResult(data=value, errors=[coded(failed.error, context.access.name)])
+        except (_GiveUp, GraphQLError):  # arguments that do not coerce, a non-null broken
             return None
         self.hits += 1
-        return data
+        return ExecutionResult(data=data, errors=None)
 
     def learn(self, query: object, operation: object, succeeded: bool) -> None:
         """After the ordinary path answered ``query``: prepare it if it

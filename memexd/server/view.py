@@ -142,23 +142,21 @@ class GraphQLApp(GraphQL[Context, None]):
         except KeyError as exc:
             raise HTTPException(400, "File(s) missing in form data") from exc
         with one_wait():
-            prepared = await self.prepared.answer(
+            result = await self.prepared.answer(
                 data.query, data.operation_name, data.variables, own
             )
-            if prepared is not None:
-                return Response(self.encode_json({"data": prepared}),
-                                media_type="application/json")  # fmt: skip
-            result = await self.execute_operation(
-                request=request,
-                request_adapter=adapter,
-                request_data=data,
-                context=own,
-                root_value=None,
-                sub_response=sub_response,
-            )
-        if not isinstance(result, ExecutionResult):  # only the cases skipped above give others
-            raise TypeError(f"unexpected execution result {type(result).__name__}")
-        self.prepared.learn(data.query, data.operation_name, not result.errors)
+            if result is None:
+                result = await self.execute_operation(
+                    request=request,
+                    request_adapter=adapter,
+                    request_data=data,
+                    context=own,
+                    root_value=None,
+                    sub_response=sub_response,
+                )
+                if not isinstance(result, ExecutionResult):  # only the cases skipped above
+                    raise TypeError(f"unexpected execution result {type(result).__name__}")
+                self.prepared.learn(data.query, data.operation_name, not result.errors)
         response_data = await self.process_result(request=request, result=result)
         if result.errors:
             self._handle_errors(result.errors, response_data)
