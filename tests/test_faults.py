@@ -157,6 +157,8 @@ def test_start_up_mistakes_are_one_line_each(tmp_path: Path) -> None:
     _one_line(_start(tmp_path, MEMEXD_PORT="-1"), "MEMEXD_PORT")
     _one_line(_start(tmp_path, MEMEXD_LOG_LEVEL="loud"), "MEMEXD_LOG_LEVEL")
     _one_line(_start(tmp_path, MEMEXD_MAX_PAGE="many"), "MEMEXD_MAX_PAGE")
+    _one_line(_start(tmp_path, "--workers", "0"), "MEMEXD_WORKERS")
+    _one_line(_start(tmp_path, MEMEXD_WORKERS="65"), "MEMEXD_WORKERS")
     secret = _start(tmp_path, "--graph-uri", "bolt://neo4j:hunter2@127.0.0.1:notaport")
     _one_line(secret, "MEMEXD_GRAPH_URI")
     assert "hunter2" not in secret.stderr
