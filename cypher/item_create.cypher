@@ -28,7 +28,7 @@ WHERE dups = 0 AND fences = 0 AND all(row IN $rows WHERE @writable_scope(row[1])
 @log_reserve(size($rows))
 UNWIND range(0, size($rows) - 1) AS i
 WITH log_base, i, $rows[i] AS r
-CREATE (n:Item)
+CREATE (n:Item:Unembedded)
 SET n = {id: r[0], scope: r[1], scope_root: @scope_root(r[1]), kind: @interned(r[2]),
          content: r[3], author: r[4], source_kind: @interned(r[5]),
          authority: r[6], created_at: r[7], retracted: r[8], version: r[9], parents: r[10],

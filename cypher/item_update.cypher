@@ -5,6 +5,7 @@
 // With $replan (its intent or task changed) it re-links IN_INTENT / IN_TASK.
 // Stale meta paths are removed apart, one per SET (see records.nulls_apart).
 // The item's memory.created event becomes a node first ($created, @log_creation).
+// It waits for a new embedding (Unembedded: memexd/recall/embedding.py).
 // @params id version props removed relink links replan events created writable
 OPTIONAL MATCH (fenced:Item)
 WHERE $relink AND fenced.id IN $props.parents AND fenced.fence_until > timestamp()
@@ -14,6 +15,7 @@ WHERE fences = 0 AND n.retracted = false AND n.version = $version AND @writable(
   AND @writable($props)
 FOREACH (gone IN $removed | SET n += gone)
 SET n += $props, n.version = $version + 1, n.scope_root = @scope_root($props.scope)
+SET n:Unembedded
 @log_creation(n, $created)
 WITH n
 CALL {

@@ -20,6 +20,8 @@ from memexd.memory.items import ItemCommands
 from memexd.memory.reads import ItemReads
 from memexd.memory.text import TextSearch
 from memexd.memory.validation import Limits
+from memexd.recall.model import E5Small, Embedder
+from memexd.recall.service import Recall
 from memexd.retrieval.service import Retrieval
 from memexd.settings import Settings
 from memexd.transplant.export import Exporter
@@ -50,6 +52,10 @@ class Memex:
         self.settings = settings
         self.limits: Limits = Limits.of(settings) if shared is None else shared.limits
         self.graph: Graph = Graph(store, access) if shared is None else shared.graph.bound(access)
+        #: shared by every caller: the embedding model (None: embeddings are off)
+        self.embedder: Embedder | None = (
+            _embedder(settings) if shared is None else shared.embedder
+        )  # fmt: skip
         #: shared by every caller: at most max_concurrent_walks walks at once
         self.walk_slots: asyncio.Semaphore = (
             asyncio.Semaphore(settings.max_concurrent_walks) if shared is None
@@ -75,6 +81,10 @@ class Memex:
     @cached_property
     def text(self) -> TextSearch:
         return TextSearch(self.graph, self.limits, self.settings.text_search)
+
+    @cached_property
+    def recall(self) -> Recall:
+        return Recall(self.graph, self.limits, self.embedder, self.settings.text_search)
 
     @cached_property
     def edges(self) -> EdgeCommands:
@@ -135,3 +145,7 @@ class Memex:
     @cached_property
     def retrieval(self) -> Retrieval:
         return Retrieval(self.graph, self.limits, self.item_reads)
+
+
+def _embedder(settings: Settings) -> Embedder | None:
+    return None if settings.embedding == "off" else E5Small()

@@ -109,8 +109,10 @@ class Settings(BaseSettings):
     cors_origins: list[str] = Field(default_factory=list)
     # the rest
     graphiql: bool = True
-    #: the full-text index for text search (memory per item: README, "Text search")
-    text_search: bool = False
+    #: the full-text index for text search and recall (memory per item: README, "Text search")
+    text_search: bool = True
+    #: the embedding model recall uses, or off (README, "Recall")
+    embedding: Literal["e5-small", "off"] = "e5-small"
     #: serve the Apollo Federation 2 subgraph schema (README, "memexd as a subgraph")
     federation: bool = False
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"

@@ -8,6 +8,7 @@ from memexd.resolvers import events as events_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
+from memexd.resolvers import recall as recall_r
 from memexd.resolvers import retrieval as retrieval_r
 from memexd.resolvers import stats as stats_r
 from memexd.resolvers import transplant as transplant_r
@@ -16,6 +17,7 @@ from memexd.schema.events import Event
 from memexd.schema.integrity import Contradiction, ProvenanceGraph, StaleItem
 from memexd.schema.intents import Intent, Task
 from memexd.schema.items import MemoryItem
+from memexd.schema.recall import RecallHit
 from memexd.schema.retrieval import RetrievalExplanation, ScoredItem
 from memexd.schema.stats import GraphStats
 from strawberry.scalars import JSON
@@ -41,6 +43,12 @@ class Query:
         description="Items whose content holds every given word (the engine's full-text "
         "index, with stemming), best match first, ties by id; UNSUPPORTED unless the server "
         "runs with MEMEXD_TEXT_SEARCH.",
+    )
+    recall: list[RecallHit] = strawberry.field(
+        resolver=recall_r.recall,
+        description="What do I remember about this cue? Items by meaning (the vector index) "
+        "and by words (the full-text index), fused, weighed by authority, contradicted and "
+        "superseded items sunk, under the caller's grants and filter; best first.",
     )
     related_items: list[MemoryItem] = strawberry.field(
         resolver=items_r.related_items, description="Live items joined to this one by active edges."

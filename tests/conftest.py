@@ -38,6 +38,9 @@ from tests.neo4j_server import Neo4jServer
 from tests.support import Api, CountingStore
 
 ENGINES = os.environ.get("MEMEXD_TEST_ENGINES", "falkordb,neo4j").split(",")
+# Servers the tests start embed nothing in the background unless a test asks
+# (tests/test_recall.py): the model would take the CPU other tests time.
+os.environ.setdefault("MEMEXD_EMBEDDING", "off")
 
 ApiFactory = Callable[..., Awaitable[Api]]
 

@@ -21,6 +21,7 @@ from memexd.feed.store import WakingStore
 from memexd.graph import Graph
 from memexd.graph.open import open_migrated
 from memexd.memory.text import ensure_index
+from memexd.recall.embedding import embedding, ensure_vector_index
 from memexd.server import explorer, graphiql, nesting
 from memexd.server.http import BodyLimit, BookmarkHeader, Shortcut
 from memexd.server.ingest import PATH as INGEST_PATH
@@ -33,10 +34,13 @@ from memexd.types import GraphStore
 __all__ = ["create_app"]
 
 
-def create_app(settings: Settings | None = None, *, store: GraphStore | None = None) -> Starlette:
+def create_app(
+    settings: Settings | None = None, *, store: GraphStore | None = None, embeds: bool = True
+) -> Starlette:
     """Build the app. With ``store`` the caller owns the engine (and its
     migrations); without, start-up opens the configured engine, applies
-    pending migrations, and shutdown closes it."""
+    pending migrations, and shutdown closes it. ``embeds``: this process
+    runs the embedding loop while it serves (one worker of several does)."""
     settings = settings or load_settings()
     nesting.install()  # graphql-core's variable walk, skipped where types bound it
     holder = Holder()
@@ -50,13 +54,16 @@ def create_app(settings: Settings | None = None, *, store: GraphStore | None = N
         restore = drain_on_exit(feed)
         try:
             if store is not None:
-                yield
+                async with embedding(holder.memex, embeds):
+                    yield
                 return
             opened, _ = await open_migrated(settings)
             try:
                 await ensure_index(Graph(opened), settings.text_search)
+                await ensure_vector_index(Graph(opened))
                 holder.memex = Memex(WakingStore(opened, feed.wake), settings)
-                yield
+                async with embedding(holder.memex, embeds):
+                    yield
             finally:
                 holder.memex = None
                 await opened.close()

@@ -21,6 +21,7 @@ from memexd.errors import StartupError
 from memexd.graph import Graph
 from memexd.graph.open import open_migrated, open_worker_store
 from memexd.memory.text import ensure_index
+from memexd.recall.embedding import ensure_vector_index
 from memexd.server import ingest
 from memexd.server.app import create_app
 from memexd.server.protocol import guarded_protocol
@@ -58,6 +59,7 @@ async def prepare(settings: Settings) -> GraphStore:
     store, _ = await open_migrated(settings)
     try:
         await ensure_index(Graph(store), settings.text_search)
+        await ensure_vector_index(Graph(store))
     except BaseException:
         await store.close()
         raise
@@ -92,7 +94,7 @@ async def _serve(
     worker: str | None = None,
     ready: Callable[[], None] | None = None,
 ) -> None:
-    app = create_app(settings, store=store)
+    app = create_app(settings, store=store, embeds=worker in (None, "1"))
     _tune_collector()
     # Each worker admits its share of the connection cap.
     share = -(-settings.max_connections // settings.workers)

@@ -1,0 +1,14 @@
+// Recall's text side: items whose content holds any of $words (the
+// full-text index item_content, English analyzer), live, readable and
+// matching the filter, best match first, ties by id. $words are lower-case
+// letters and digits only (memexd/memory/text.py): joined by Lucene's OR.
+// @params words limit readable
+CALL db.index.fulltext.queryNodes('item_content',
+  reduce(q = head($words), w IN tail($words) | q + ' OR ' + w))
+YIELD node, score
+WITH node AS n, score
+WHERE n.retracted = false AND @readable(n) AND (/*<filter>*/true/*</filter>*/)
+WITH n.id AS id, score
+ORDER BY score DESC, id ASC
+LIMIT $limit
+RETURN id, score

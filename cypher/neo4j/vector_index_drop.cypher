@@ -1,0 +1,3 @@
+// Drop the vector index on items' embeddings (the embeddings stay on items).
+// @params
+DROP INDEX item_embedding IF EXISTS

@@ -1,0 +1,131 @@
+"""Embedding items after they are written, off the request path.
+
+Every write that makes or changes an item's content labels it
+``Unembedded`` in the same statement (``cypher/item_create``,
+``cypher/item_update``), so what waits is in the graph itself: a restart,
+a crash or a second server loses nothing and needs no cursor. The
+:class:`Embedding` loop takes the oldest waiting items a batch at a time,
+embeds their text on the model's thread, and stores each vector only if the
+item is still at the version it read (``cypher/embedding_set``); an item
+changed meanwhile keeps waiting and is embedded again. Storing a vector is
+not a command: it writes no event, and a replayed log embeds again.
+
+Writes are never slowed by the model: ingest runs at the engine's pace and
+recall sees an item once its turn comes (``pending`` says how many wait).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, NamedTuple
+
+from memexd.errors import MemexError
+from memexd.graph import Graph
+from memexd.recall.model import Embedder, text_of
+
+if TYPE_CHECKING:
+    from memexd.core import Memex
+
+__all__ = [
+    "Backlog",
+    "Embedding",
+    "backlog",
+    "embed_waiting",
+    "embedding",
+    "ensure_vector_index",
+    "mark_all",
+]
+
+log = logging.getLogger("memexd.recall")
+
+#: Items embedded per batch: one model call, one statement.
+BATCH = 32
+#: How long the loop sleeps when nothing waits, in seconds.
+IDLE = 0.5
+
+
+class Backlog(NamedTuple):
+    waiting: int
+    embedded: int
+
+
+async def ensure_vector_index(graph: Graph) -> None:
+    """Create the vector index on items' embeddings unless it exists."""
+    if int((await graph.read("vector_index_exists"))[0]["found"]) == 0:
+        await graph.schema("vector_index_create")
+
+
+async def backlog(graph: Graph) -> Backlog:
+    row = (await graph.read("embedding_count"))[0]
+    return Backlog(int(row["waiting"]), int(row["embedded"]))
+
+
+async def embed_waiting(graph: Graph, embedder: Embedder, batch: int = BATCH) -> int:
+    """Embed one batch of waiting items; return how many were read (0: none wait)."""
+    rows = await graph.read("embedding_pending", {"limit": batch})
+    if not rows:
+        return 0
+    texts = [text_of(json.loads(row["content"])) for row in rows]
+    vectors = await embedder.passages(texts)
+    stored = [
+        [row["id"], row["version"], vector] for row, vector in zip(rows, vectors, strict=True)
+    ]
+    await graph.write("embedding_set", {"rows": stored, "model": embedder.name})
+    return len(rows)
+
+
+async def mark_all(graph: Graph, model: str, after: str = "", page: int = 1_000) -> tuple[str, int]:
+    """Put the next page of items not embedded by ``model`` back on the
+    waiting list; return the last id seen (the resume point) and how many
+    items the page held (0: done)."""
+    row = (
+        await graph.write("embedding_mark_all", {"after": after, "limit": page, "model": model})
+    )[0]
+    return (row["last"] or after), int(row["seen"])
+
+
+class Embedding:
+    """The background loop one server runs while embeddings are on."""
+
+    def __init__(self, graph: Graph, embedder: Embedder) -> None:
+        self.graph = graph
+        self.embedder = embedder
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.get_running_loop().create_task(self._run(), name="memexd-embedding")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                done = await embed_waiting(self.graph, self.embedder)
+            except MemexError as error:  # the engine is down or busy: try again later
+                log.warning("embedding paused: %s", error)
+                done = 0
+            if done == 0:
+                await asyncio.sleep(IDLE)
+
+
+@contextlib.asynccontextmanager
+async def embedding(memex: Memex | None, enabled: bool) -> AsyncIterator[None]:
+    """Run the embedding loop while the body runs, when this process embeds
+    and embeddings are on."""
+    if memex is None or memex.embedder is None or not enabled:
+        yield
+        return
+    loop = Embedding(memex.graph, memex.embedder)
+    loop.start()
+    try:
+        yield
+    finally:
+        await loop.stop()

@@ -1,0 +1,98 @@
+"""How recall ranks: reciprocal-rank fusion, then the item's own standing.
+
+``relevance`` is the reciprocal-rank fusion of the two sides (each side
+weighs ``1 / (RRF_K + rank)``), scaled so an item first on every side used
+scores 1. Similarities and text scores are on different scales (cosine;
+BM25 or TF-IDF, per engine), and ranks are not, which is why ranks are
+fused. The score is ``relevance * (1 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT *
+authority)``, times ``CONTRADICTED`` when a readable live item contradicts
+it and ``SUPERSEDED`` when one supersedes it: disputed and replaced
+memories sink but stay findable. Ties go to the smaller id.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from memexd.memory.model import Item
+from memexd.memory.records import item_from_row
+from memexd.types import JSONObject, Row
+
+__all__ = ["AUTHORITY_WEIGHT", "CONTRADICTED", "RRF_K", "SUPERSEDED", "Candidate", "Hit", "fuse"]
+
+RRF_K = 60
+AUTHORITY_WEIGHT = 0.5
+CONTRADICTED = 0.5
+SUPERSEDED = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    id: str
+    #: cosine similarity (vector side) or the engine's text score
+    value: float
+    rank: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hit:
+    item: Item
+    score: float
+    vector_score: float | None
+    text_score: float | None
+    why: JSONObject
+
+
+def fuse(
+    rows: Iterable[Row],
+    by_vector: Sequence[Candidate],
+    by_text: Sequence[Candidate],
+    sides: Iterable[str],
+) -> list[Hit]:
+    """The candidates still readable and live, as hits, best first."""
+    vectors = {c.id: c for c in by_vector}
+    texts = {c.id: c for c in by_text}
+    used = sorted(sides)
+    best = len(used) / (RRF_K + 1)
+    hits = [_hit(row, vectors, texts, used, best) for row in rows]
+    return sorted(hits, key=lambda h: (-h.score, h.item.id))
+
+
+def _hit(
+    row: Row, vectors: dict[str, Candidate], texts: dict[str, Candidate], used: list[str],
+    best: float,
+) -> Hit:  # fmt: skip
+    item = item_from_row(row["item"])
+    vector, text = vectors.get(item.id), texts.get(item.id)
+    parts = {"vector": vector, "text": text}
+    relevance = sum(1.0 / (RRF_K + c.rank) for c in parts.values() if c is not None) / best
+    standing = 1.0 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT * item.authority
+    contradicted = [i for i in row["contradicted_by"] if i is not None]
+    superseded = [i for i in row["superseded_by"] if i is not None]
+    score = relevance * standing
+    score *= CONTRADICTED if contradicted else 1.0
+    score *= SUPERSEDED if superseded else 1.0
+    why: JSONObject = {
+        "fusion": {"method": "reciprocal rank", "k": RRF_K, "sides": used},
+        **{side: _side(parts[side], side) for side in used},
+        "relevance": relevance,
+        "authority": {"value": item.authority, "weight": AUTHORITY_WEIGHT, "factor": standing},
+        "contradicted": {
+            "by": sorted(set(contradicted)),
+            "factor": CONTRADICTED if contradicted else 1.0,
+        },
+        "superseded": {"by": sorted(set(superseded)), "factor": SUPERSEDED if superseded else 1.0},
+        "score": score,
+    }
+    return Hit(item, score, None if vector is None else vector.value,
+               None if text is None else text.value, why)  # fmt: skip
+
+
+def _side(candidate: Candidate | None, side: str) -> dict[str, Any]:
+    measure = "similarity" if side == "vector" else "score"
+    if candidate is None:
+        return {"rank": None, measure: None, "weight": 0.0}
+    return {"rank": candidate.rank, measure: candidate.value,
+            "weight": 1.0 / (RRF_K + candidate.rank)}  # fmt: skip

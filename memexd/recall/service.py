@@ -1,0 +1,143 @@
+"""``recall``: what do I remember about this cue?
+
+Two candidate lists come from the engine, each under the caller's grants and
+filter: the items nearest the cue's embedding (the vector index, or an exact
+scan when the filter is too selective for it: no post-filter starvation) and
+the items whose content holds the cue's words (the full-text index). They
+are fused by reciprocal rank, then weighed by the item's authority and
+sunk when a readable live item contradicts or supersedes it. Every hit's
+``why`` names each component and its weight (:mod:`memexd.recall.fusion`).
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from memexd.errors import BadUserInput, Unsupported
+from memexd.graph import Fragment, Graph
+from memexd.memory.filters import MemoryFilter, prepare, to_cypher
+from memexd.memory.validation import Limits, check_limit
+from memexd.recall.fusion import Candidate, Hit, fuse
+from memexd.recall.model import Embedder, check_vector
+
+__all__ = ["MAX_CUE", "MAX_LIMIT", "POOL", "SCAN", "Recall", "RecallMode", "RecallRequest"]
+
+#: Characters a cue may hold.
+MAX_CUE = 2_000
+#: Hits one recall may return.
+MAX_LIMIT = 100
+#: Candidates each side contributes to the fusion (at least the limit).
+POOL = 50
+#: Items the vector index is asked for before filtering.
+NEAREST = 200
+#: Items an exact vector scan compares at most (newest first).
+SCAN = 20_000
+#: Words of the cue the text side looks for.
+MAX_WORDS = 32
+_WORD = re.compile(r"\w+")
+#: Words too common to mean anything: Lucene's English stop set, which Neo4j's
+#: analyzer drops; FalkorDB's index keeps them, so recall drops them for both.
+STOP_WORDS = frozenset(
+    "a an and are as at be but by for if in into is it no not of on or such that the their "  # noqa: SIM905
+    "then there these they this to was will with".split()
+)
+
+
+class RecallMode(Enum):
+    HYBRID = "HYBRID"
+    VECTOR = "VECTOR"
+    TEXT = "TEXT"
+
+
+@dataclass(frozen=True, slots=True)
+class RecallRequest:
+    cue: Any
+    filter: MemoryFilter | None = None
+    limit: Any = None
+    mode: RecallMode = RecallMode.HYBRID
+    vector: Any = None
+
+
+class Recall:
+    def __init__(
+        self, graph: Graph, limits: Limits, embedder: Embedder | None, text_search: bool
+    ) -> None:
+        self.graph = graph
+        self.limits = limits
+        self.embedder = embedder
+        self.text_search = text_search
+
+    async def recall(self, request: RecallRequest) -> list[Hit]:
+        cue = _cue(request.cue)
+        limit = (
+            10 if request.limit is None else check_limit(request.limit, "limit", maximum=MAX_LIMIT)
+        )
+        given = None if request.vector is None else check_vector(request.vector, "vector")
+        where = to_cypher(
+            prepare(request.filter, self.limits, time.time_ns() // 1_000_000), self.graph
+        )
+        sides = self._sides(request.mode, given is not None)
+        pool = max(POOL, limit)
+        by_vector: list[Candidate] = []
+        by_text: list[Candidate] = []
+        if "vector" in sides:
+            vector = given if given is not None else await self._embed(cue)
+            by_vector = await self._nearest(vector, where, pool)
+        if "text" in sides:
+            by_text = await self._words(cue, where, pool)
+        ids = list(dict.fromkeys(c.id for c in by_vector + by_text))
+        rows = await self.graph.read("recall_items", {"ids": ids}) if ids else []
+        return fuse(rows, by_vector, by_text, sides)[:limit]
+
+    def _sides(self, mode: RecallMode, given: bool) -> frozenset[str]:
+        vector = given or self.embedder is not None
+        if mode is RecallMode.VECTOR and not vector:
+            raise Unsupported("recall by meaning is off on this server (MEMEXD_EMBEDDING=off)")
+        if mode is RecallMode.TEXT and not self.text_search:
+            raise Unsupported("text search is off on this server (MEMEXD_TEXT_SEARCH=false)")
+        wanted = {"vector", "text"} if mode is RecallMode.HYBRID else {mode.value.lower()}
+        usable = {
+            s for s in wanted if (s == "vector" and vector) or (s == "text" and self.text_search)
+        }
+        if not usable:
+            raise Unsupported("recall needs embeddings or text search, and both are off")
+        return frozenset(usable)
+
+    async def _embed(self, cue: str) -> list[float]:
+        if self.embedder is None:  # _sides said so already
+            raise Unsupported("recall by meaning is off on this server")
+        return await self.embedder.query(cue)
+
+    async def _nearest(self, vector: list[float], where: Fragment, pool: int) -> list[Candidate]:
+        params = {"vector": vector, "k": max(NEAREST, pool), "limit": pool}
+        rows = await self.graph.read("recall_vector", params, filter=where)
+        if len(rows) < pool:
+            # the index's nearest were mostly filtered away (or fewer exist):
+            # compare the filtered items themselves
+            exact = {"vector": vector, "scan": SCAN, "limit": pool}
+            rows = await self.graph.read("recall_vector_exact", exact, filter=where)
+        return [Candidate(row["id"], float(row["similarity"]), rank) for rank, row in
+                enumerate(rows, 1)]  # fmt: skip
+
+    async def _words(self, cue: str, where: Fragment, pool: int) -> list[Candidate]:
+        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(cue) if w != "_"))
+        words = [w for w in words if len(w) <= 64 and w not in STOP_WORDS][:MAX_WORDS]
+        if not words:
+            return []
+        rows = await self.graph.read("recall_text", {"words": words, "limit": pool}, filter=where)
+        return [Candidate(row["id"], float(row["score"]), rank) for rank, row in
+                enumerate(rows, 1)]  # fmt: skip
+
+
+def _cue(cue: Any) -> str:
+    if not isinstance(cue, str):
+        raise BadUserInput("must be a string", field="cue")
+    if not cue.strip():
+        raise BadUserInput("must not be empty", field="cue")
+    if len(cue) > MAX_CUE:
+        raise BadUserInput(f"longer than {MAX_CUE} characters", field="cue")
+    return cue.replace("\0", " ")

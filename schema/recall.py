@@ -1,0 +1,70 @@
+"""Recall in GraphQL: ``recall(input)`` and its hits (memexd.recall)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import Enum
+
+import strawberry
+from memexd.schema.filters import MemoryFilter
+from memexd.schema.items import MemoryItem
+from strawberry.scalars import JSON
+
+from memexd.errors import Unsupported
+from memexd.recall import service
+from memexd.recall.fusion import Hit
+
+__all__ = ["RecallHit", "RecallInput", "RecallMode"]
+
+
+@strawberry.enum(description="Which sides of recall to use.")
+class RecallMode(Enum):
+    HYBRID = strawberry.enum_value("HYBRID", description="Meaning and words, fused (the default).")
+    VECTOR = strawberry.enum_value("VECTOR", description="Meaning only: the vector index.")
+    TEXT = strawberry.enum_value("TEXT", description="Words only: the full-text index.")
+
+
+@strawberry.input(description="What to recall, and among which items.")
+class RecallInput:
+    cue: str = strawberry.field(description="Free text: a question, a topic, a sentence "
+                                "(at most 2,000 characters).")  # fmt: skip
+    filter: MemoryFilter | None = strawberry.field(default=None, description="Which items.")
+    limit: int | None = strawberry.field(default=None, description="Hits, 10 unless given, "
+                                         "at most 100.")  # fmt: skip
+    mode: RecallMode | None = strawberry.field(default=None, description="HYBRID unless given.")
+    track_access: bool | None = strawberry.field(
+        default=None, description="Count the hits as accessed (arrives with the lifecycle)."
+    )
+    now: datetime | None = strawberry.field(
+        default=None, description="The instant decay is measured at (arrives with the lifecycle)."
+    )
+    vector: list[float] | None = strawberry.field(
+        default=None, description="The cue's embedding, if the caller has its own: 384 "
+        "finite numbers (the server's dimension); the cue's words still feed the text side.",
+    )  # fmt: skip
+
+    def request(self) -> service.RecallRequest:
+        if self.track_access:
+            raise Unsupported("trackAccess arrives with the memory lifecycle")
+        mode = service.RecallMode((self.mode or RecallMode.HYBRID).value)
+        flt = None if self.filter is None else self.filter.draft()
+        return service.RecallRequest(self.cue, flt, self.limit, mode, self.vector)
+
+
+@strawberry.type(description="One recalled item and why it ranks where it does.")
+class RecallHit:
+    item: MemoryItem = strawberry.field(description="The item.")
+    score: float = strawberry.field(description="The fused score the hits are sorted by.")
+    vector_score: float | None = strawberry.field(
+        description="Cosine similarity of the cue and the item (null: not among the "
+        "vector side's candidates)."
+    )
+    text_score: float | None = strawberry.field(
+        description="The full-text index's score (null: not among the text side's candidates)."
+    )
+    why: JSON = strawberry.field(description="Every component and weight behind score.")
+
+    @classmethod
+    def all(cls, hits: list[Hit]) -> list[RecallHit]:
+        return [cls(item=MemoryItem.of(h.item), score=h.score, vector_score=h.vector_score,
+                    text_score=h.text_score, why=JSON(h.why)) for h in hits]  # fmt: skip

@@ -1,0 +1,226 @@
+"""Recall by meaning: embeddings written after items, hybrid recall under
+grants and filters, and its bad input (memexd.recall)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from memexd.graph import Graph
+from memexd.memory.text import ensure_index
+from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index, mark_all
+from memexd.recall.model import DIMENSION, E5Small, text_of
+from tests.conftest import ApiFactory
+from tests.support import Api
+
+RECALL = """query($input: RecallInput!) {
+  recall(input: $input) { item { id content } score vectorScore textScore why } }"""
+
+CONTRADICT = """mutation($a: ID!, $b: ID!) {
+  markContradiction(a: $a, b: $b, author: "u") { edge { edgeId } } }"""
+
+NOTES = {
+    "deploy": "The production deployment failed because the database migration timed out.",
+    "lunch": "The team had pizza with pineapple for lunch on Friday.",
+    "cat": "My cat sleeps on the windowsill every afternoon.",
+    "auth": "Login requests are rejected when the session token has expired.",
+    "budget": "Quarterly spending on cloud servers exceeded the budget by twelve percent.",
+}
+
+
+@pytest.fixture(scope="module")
+def model() -> E5Small:
+    return E5Small()
+
+
+@pytest.fixture
+async def recalling(make_api: ApiFactory) -> AsyncIterator[Api]:
+    api = await make_api(embedding="e5-small", text_search=True)
+    await ensure_index(api.graph, True)  # what memexd serve does at start
+    await ensure_vector_index(api.graph)
+    yield api
+    await api.graph.schema("vector_index_drop")
+    await ensure_index(api.graph, False)
+
+
+async def embed_all(graph: Graph, model: E5Small) -> None:
+    """What the embedding loop does while memexd serves."""
+    while await embed_waiting(graph, model):
+        pass
+
+
+async def write_notes(api: Api, model: E5Small, scope: str = "p:a") -> dict[str, str]:
+    ids = {}
+    for name, text in NOTES.items():
+        ids[name] = (await api.create(scope=scope, content={"text": text}))["id"]
+    await embed_all(api.graph, model)
+    return ids
+
+
+async def recall(api: Api, cue: str, **fields: Any) -> list[dict[str, Any]]:
+    hits: list[dict[str, Any]] = (await api.ok(RECALL, input={"cue": cue, **fields}))["recall"]
+    return hits
+
+
+async def test_meaning_finds_what_words_miss(recalling: Api, model: E5Small) -> None:
+    api = recalling
+    ids = await write_notes(api, model)
+    # no word in common with the deploy note: only meaning finds it
+    cue = "why did the rollout break?"
+    by_meaning = await recall(api, cue, mode="VECTOR", limit=1)
+    assert [h["item"]["id"] for h in by_meaning] == [ids["deploy"]]
+    assert await recall(api, cue, mode="TEXT") == []
+    hybrid = await recall(api, cue, limit=3)
+    assert hybrid[0]["item"]["id"] == ids["deploy"]
+    assert hybrid[0]["textScore"] is None
+    assert hybrid[0]["vectorScore"] > 0
+    # words still count: an exact word ranks its item first in both modes
+    for mode in ("TEXT", "HYBRID"):
+        assert (await recall(api, "windowsill", mode=mode))[0]["item"]["id"] == ids["cat"]
+
+
+async def test_every_hit_explains_its_score(recalling: Api, model: E5Small) -> None:
+    api = recalling
+    await write_notes(api, model)
+    hits = await recall(api, "expired session token at login", limit=5)
+    assert len(hits) == 5
+    scores = [h["score"] for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    for hit in hits:
+        why = hit["why"]
+        assert set(why) >= {"fusion", "vector", "text", "relevance", "authority",
+                            "contradicted", "superseded", "score"}  # fmt: skip
+        parts = [why[s]["weight"] for s in ("vector", "text")]
+        assert math.isclose(why["relevance"], sum(parts) / (2 / 61))
+        product = why["relevance"] * why["authority"]["factor"] * why["contradicted"]["factor"]
+        assert math.isclose(hit["score"], product * why["superseded"]["factor"])
+        assert why["vector"]["similarity"] == hit["vectorScore"]
+
+
+async def test_contradicted_and_superseded_items_sink(recalling: Api, model: E5Small) -> None:
+    api = recalling
+    old = await api.create(scope="p:a", content={"text": "The service listens on port 8080."})
+    new = await api.create(scope="p:a", content={"text": "The service listens on port 9090."})
+    await embed_all(api.graph, model)
+    before = {
+        h["item"]["id"]: h["score"]
+        for h in await recall(api, "which port does the service listen on")
+    }
+    await api.ok(CONTRADICT, a=new["id"], b=old["id"])
+    hits = await recall(api, "which port does the service listen on")
+    after = {h["item"]["id"]: h for h in hits}
+    assert after[old["id"]]["why"]["contradicted"] == {"by": [new["id"]], "factor": 0.5}
+    assert math.isclose(after[old["id"]]["score"], before[old["id"]] * 0.5)
+
+
+async def test_a_selective_filter_still_fills_the_limit(recalling: Api, model: E5Small) -> None:
+    api = recalling
+    await write_notes(api, model, scope="p:crowd")
+    for n in range(250):  # the nearest 200 the index returns are all outside p:rare
+        await api.create(scope="p:crowd", content={"text": f"deployment failed again, attempt {n}"})
+    rare = [(await api.create(scope="p:rare", content={"text": t}))["id"] for t in
+            ("cats and dogs", "a recipe for bread", "notes on tax forms")]  # fmt: skip
+    await embed_all(api.graph, model)
+    hits = await recall(api, "deployment failed", mode="VECTOR", limit=3,
+                        filter={"scopePrefix": "p:rare"})  # fmt: skip
+    assert sorted(h["item"]["id"] for h in hits) == sorted(rare)
+
+
+async def test_grants_hide_unreadable_items_entirely(recalling: Api, model: E5Small) -> None:
+    api = recalling
+    mine = await api.create(scope="team:a/x", content={"text": "the launch code is in the safe"})
+    theirs = await api.create(scope="team:b/x", content={"text": "the launch code is in the safe"})
+    await embed_all(api.graph, model)
+    reader = api.with_grants("read:team:a/")
+    for mode in ("HYBRID", "VECTOR", "TEXT"):
+        hits = (await reader.ok(RECALL, input={"cue": "launch code safe", "mode": mode}))["recall"]
+        assert [h["item"]["id"] for h in hits] == [mine["id"]]
+        assert theirs["id"] not in str(hits)
+    # a contradiction from an unreadable item neither sinks nor shows
+    await api.with_grants("write:").ok(CONTRADICT, a=theirs["id"], b=mine["id"])
+    hit = (await reader.ok(RECALL, input={"cue": "launch code safe"}))["recall"][0]
+    assert hit["why"]["contradicted"] == {"by": [], "factor": 1.0}
+
+
+async def test_items_are_embedded_after_writes_and_changes(recalling: Api, model: E5Small) -> None:
+    api = recalling
+    item = await api.create(scope="p:a", content={"text": "apples are red"})
+    await api.create(scope="p:a", content={"text": "the sky is blue"})
+    assert await backlog(api.graph) == (2, 0)
+    assert await recall(api, "fruit", mode="VECTOR") == []  # not embedded yet
+    await embed_all(api.graph, model)
+    assert await backlog(api.graph) == (0, 2)
+    assert (await recall(api, "fruit", mode="VECTOR"))[0]["item"]["id"] == item["id"]
+    await api.ok("""mutation($id: ID!) { updateItem(id: $id, patch: {content: {text: "bananas"}},
+        author: "u") { item { id } } }""", id=item["id"])  # fmt: skip
+    assert (await backlog(api.graph)).waiting == 1
+    await embed_all(api.graph, model)
+    hits = await recall(api, "bananas", mode="VECTOR")
+    assert hits[0]["item"]["content"] == {"text": "bananas"}
+    # everything again (a model change), a page at a time, resumable
+    last, seen = await mark_all(api.graph, "another-model", page=1)
+    assert seen == 1
+    assert (await backlog(api.graph)).waiting == 1
+    last, seen = await mark_all(api.graph, "another-model", after=last, page=5)
+    assert seen == 1
+    assert (await backlog(api.graph)).waiting == 2
+    assert (await mark_all(api.graph, "another-model", after=last))[1] == 0
+
+
+async def test_a_caller_may_send_the_cues_vector(recalling: Api, model: E5Small) -> None:
+    api = recalling
+    ids = await write_notes(api, model)
+    vector = await model.query("cloud costs went over budget")
+    hits = await recall(api, "-", mode="VECTOR", vector=vector, limit=1)
+    assert hits[0]["item"]["id"] == ids["budget"]
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"cue": ""}, "cue"),
+        ({"cue": "   "}, "cue"),
+        ({"cue": "x" * 2_001}, "cue"),
+        ({"cue": "a", "limit": 101}, "limit"),
+        ({"cue": "a", "limit": -1}, "limit"),
+        ({"cue": "a", "vector": [0.1] * (DIMENSION - 1)}, "vector"),
+        ({"cue": "a", "vector": [0.0] * DIMENSION}, "vector"),
+        ({"cue": "a", "filter": {"scopePrefix": ""}, "limit": 1000}, "limit"),
+    ],
+)
+async def test_bad_input_is_refused_and_writes_nothing(
+    recalling: Api, fields: dict[str, Any], field: str
+) -> None:
+    api = recalling
+    await api.create()
+    before = await api.snapshot()
+    body = await api.run(RECALL, {"input": fields})
+    [error] = body["errors"]
+    assert error["extensions"]["code"] == "BAD_USER_INPUT"
+    assert field in error["message"]
+    assert await api.snapshot() == before
+
+
+async def test_non_finite_vectors_are_refused(recalling: Api) -> None:
+    # JSON has no NaN: a client's NaN arrives as a string or null and fails the type
+    body = await recalling.run(RECALL, {"input": {"cue": "a", "vector": ["NaN"] * DIMENSION}})
+    assert body["errors"]
+
+
+async def test_modes_the_server_turned_off(make_api: ApiFactory) -> None:
+    api = await make_api(embedding="off", text_search=False)
+    for mode in ("HYBRID", "VECTOR", "TEXT"):
+        assert await api.codes(RECALL, input={"cue": "a", "mode": mode}) == ["UNSUPPORTED"]
+    assert await api.codes(RECALL, input={"cue": "a", "trackAccess": True}) == ["UNSUPPORTED"]
+
+
+def test_content_becomes_text() -> None:
+    assert text_of("plain") == "plain"
+    assert text_of({"title": "T", "body": {"parts": ["a", " b "]}, "n": 3, "ok": True}) == (
+        "T\na\nb\n3\ntrue"
+    )
+    assert text_of({"x": "a\0b"}) == "a b"
+    assert len(text_of("y" * 10_000)) == 4_000
