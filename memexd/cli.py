@@ -1,6 +1,7 @@
-"""The ``memexd`` command line: serve, migrate, keys, export-schema, export, import, replay.
+"""The ``memexd`` command line: serve, migrate, keys, embed, export-schema, export, import, replay.
 
-export, import and replay move MemEX files in and out (``memexd.transplant.cli``).
+export, import and replay move MemEX files in and out (``memexd.transplant.cli``);
+embed embeds waiting items now (``memexd.recall.cli``).
 
 Anything that stops a command from starting (a bad setting, the port in use, a
 locked or unwritable data directory, a missing engine program, an unreachable
@@ -20,6 +21,7 @@ from typing import Any
 from memexd import __version__
 from memexd.access.gate import Gate
 from memexd.errors import BadUserInput, StartupError
+from memexd.recall import cli as recall_cli
 from memexd.settings import Settings, load_settings
 from memexd.transplant import cli as transplant
 
@@ -69,6 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     compact.add_argument("--older-than-days", type=float, required=True, metavar="N",
                          help="fold items whose every event is older than N days")  # fmt: skip
     _connection_flags(compact)
+
+    _connection_flags(recall_cli.add_parser(commands))
 
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
     export.add_argument("--output", type=Path, help="write to this file instead of stdout")
@@ -136,7 +140,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handler: dict[str, Any] = {
         "serve": _serve, "migrate": _migrate, "keys": _keys, "export-schema": _export,
-        "compact-log": _compact_log,
+        "compact-log": _compact_log, "embed": lambda a: recall_cli.run(a, _settings(a)),
     }  # fmt: skip
     try:
         if args.command in transplant.HANDLERS:

@@ -66,3 +66,21 @@ def test_the_neo4j_session_runs_as_written(tmp_path: Path) -> None:
     assert data["item"]["authority"] == 0.9
     assert data["supportSet"] == [{"id": data["item"]["id"]}]
     assert process.returncode == 0, err
+
+
+def test_the_recall_session_runs_as_written(tmp_path: Path) -> None:
+    """The README's recall example with the default settings (embedding on)."""
+    block = re.search(r"<!-- recall-session -->\n```sh\n(.*?)\n```", README.read_text(), re.DOTALL)
+    assert block is not None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")}
+    env |= {"DIR": str(tmp_path / "data"), "PORT": str(free_port())}
+    done = subprocess.run(["bash", "-c", block.group(1)], cwd=ROOT, env=env, text=True,
+                          capture_output=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    *created, answer = done.stdout.strip().splitlines()
+    assert len(created) == 2
+    [hit] = json.loads(answer)["data"]["recall"]
+    assert hit["item"]["content"] == {"text": "The login page rejects expired session tokens"}
+    assert hit["textScore"] is None
+    assert hit["vectorScore"] > 0.5
+    assert hit["why"]["vector"]["rank"] == 1
