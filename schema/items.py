@@ -18,6 +18,7 @@ from strawberry.scalars import JSON
 from memexd.events.vocabulary import Event as EventRecord
 from memexd.ids import ms_to_datetime
 from memexd.memory.model import Item, ItemPatch, NewItem
+from memexd.recall.model import summary
 
 if TYPE_CHECKING:
     from memexd.schema.edges import Edge
@@ -86,6 +87,14 @@ class MemoryItem:
         (through the per-request loader)."""
         found = await info.context.loaders.items.load_many(list(dict.fromkeys(ids or ())))
         return [cls.of(item) for item in found if item is not None]
+
+    @strawberry.field(
+        description="One line of the content, for lists and graph labels: its first line of "
+        "text (README, \"Recall\": how content becomes text), at most `maxChars` characters "
+        "(1 to 1,000; an ellipsis ends a cut line)."
+    )
+    def summary(self, max_chars: int = 80) -> str:
+        return summary(self.content, max_chars)
 
     @strawberry.field(description="Live parents that exist, in the order `parents` lists them.")
     async def parent_items(self, info: Info) -> list[MemoryItem]:

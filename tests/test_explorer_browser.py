@@ -77,9 +77,10 @@ def serving(data: Path, engine: Engine, **settings: str) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def server(tmp_path_factory: pytest.TempPathFactory, module_engine: Engine) -> Iterator[str]:
-    """An open server (loopback, no keys), with text search."""
+    """An open server (loopback, no keys) with the default settings: text
+    search and embeddings on, as on a fresh install."""
     data = tmp_path_factory.mktemp("explorer")
-    with serving(data, module_engine, MEMEXD_TEXT_SEARCH="true") as base:
+    with serving(data, module_engine) as base:
         yield base
 
 
@@ -420,7 +421,8 @@ def test_search_by_words(page: Any, server: str) -> None:
 
     hit = create(server, "words:a", content={"note": "The kettle was boiling"})
     create(server, "words:a", content={"note": "cold water"})
-    page.get_by_label("Words in content").fill("boil kettles")
+    page.get_by_label("What do you remember about…").fill("boil kettles")
+    page.get_by_label("words only (all of them)").check()
     page.get_by_label("Scope prefix").fill("words:")
     page.get_by_role("button", name="Search").click()
     expect(page.locator("#status")).to_have_text("1 item")
@@ -428,3 +430,41 @@ def test_search_by_words(page: Any, server: str) -> None:
     shot(page, "words")
     assert page.console_errors == []
     assert len(state(server, "words:")) == 2
+
+
+RECALLED = """query($cue: String!, $p: String) {
+  recall(input: {cue: $cue, filter: {scopePrefix: $p}, mode: VECTOR}) { item { id } } }"""
+
+
+def test_search_by_meaning_shows_what_items_say(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    notes = ["The login page rejects expired session tokens", "We moved the team lunch to Friday",
+             "Invoices are sent on the first of each month", "The cat sleeps on the windowsill",
+             "Backups run nightly at two in the morning"]  # fmt: skip
+    ids = [create(server, "meaning:a", content={"note": note}) for note in notes]
+    deadline = time.monotonic() + 120  # embedded in the background, a moment after writing
+    while len(graphql(server, RECALLED, cue="x", p="meaning:")["recall"]) < len(notes):
+        assert time.monotonic() < deadline, "the items were not embedded"
+        time.sleep(0.2)
+    page.get_by_label("What do you remember about…").fill("why can users not sign in?")
+    page.get_by_label("Scope prefix").fill("meaning:")
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator("#status")).to_have_text("5 items by meaning")
+    first = page.locator("#results .result").first
+    expect(first).to_have_attribute("data-id", ids[0])
+    expect(first).to_contain_text(f"{notes[0]} — fact · meaning:a (")
+    labels = page.evaluate("memexdExplorer.cy.nodes().map(n => n.data('label'))")
+    assert sorted(labels) == sorted(notes)
+    # no two labels (nor their nodes) overlap in the drawn graph
+    boxes = page.evaluate(
+        "memexdExplorer.cy.nodes().map(n => n.boundingBox({includeLabels: true}))"
+    )
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            apart = (
+                a["x2"] <= b["x1"] or b["x2"] <= a["x1"] or a["y2"] <= b["y1"] or b["y2"] <= a["y1"]
+            )
+            assert apart, (a, b)
+    shot(page, "meaning")
+    assert page.console_errors == []

@@ -25,7 +25,15 @@ from typing import Any, Protocol
 
 from memexd.errors import BadUserInput
 
-__all__ = ["DIMENSION", "MAX_TEXT", "E5Small", "Embedder", "check_vector", "text_of"]
+__all__ = [
+    "DIMENSION",
+    "MAX_TEXT",
+    "E5Small",
+    "Embedder",
+    "check_vector",
+    "summary",
+    "text_of",
+]
 
 #: The vectors' dimension: the model's, and the one callers' vectors must have.
 DIMENSION = 384
@@ -52,6 +60,15 @@ def text_of(content: Any) -> str:
     parts: list[str] = []
     _collect(content, parts)
     return "\n".join(parts)[:MAX_TEXT].replace("\0", " ")
+
+
+def summary(content: Any, max_chars: int = 80) -> str:
+    """The first line of :func:`text_of`, cut to ``max_chars`` (1 to 1,000)
+    with an ellipsis; empty for content without text."""
+    if isinstance(max_chars, bool) or not 1 <= max_chars <= 1_000:
+        raise BadUserInput("must be from 1 to 1,000", field="maxChars")
+    line = next(iter(text_of(content).splitlines()), "").strip()
+    return line if len(line) <= max_chars else line[: max_chars - 1].rstrip() + "…"
 
 
 def _collect(value: Any, parts: list[str]) -> None:

@@ -6,7 +6,8 @@
 (function () {
   var endpoint = document.body.dataset.endpoint || "/graphql";
   var RESULT_LIMIT = 200;
-  var ITEM_FIELDS = "id scope kind author authority conviction importance createdAt retracted parents";
+  var ITEM_FIELDS = "id scope kind author authority conviction importance createdAt retracted" +
+    " parents summary(maxChars: 60)";
 
   var SEARCH = "query Search($f: MemoryFilter, $limit: Int, $retracted: Boolean!) {" +
     " items(filter: $f, limit: $limit, includeRetracted: $retracted," +
@@ -14,6 +15,10 @@
   var WORDS = "query Words($text: String!, $f: MemoryFilter, $limit: Int, $retracted: Boolean!) {" +
     " items: searchItems(text: $text, filter: $f, limit: $limit," +
     " includeRetracted: $retracted) { " + ITEM_FIELDS + " } }";
+  // by meaning (and words): the search box's default
+  var RECALL = "query Recall($input: RecallInput!) {" +
+    " recall(input: $input) { score item { " + ITEM_FIELDS + " } } }";
+  var RECALL_LIMIT = 100;
   var DETAIL = "query Detail($id: ID!) {" +
     " item(id: $id, includeRetracted: true) { " + ITEM_FIELDS + " content meta sourceKind }" +
     " events(filter: {itemIds: [$id]}) { id type ts author reason } }";
@@ -84,8 +89,10 @@
     ],
   });
 
+  // what a node and a result say: a line of the item's content, or, for
+  // content without text, its kind and scope
   function label(item) {
-    return item.kind + " · " + item.scope;
+    return item.summary || item.kind + " · " + item.scope;
   }
 
   function addItem(item) {
@@ -116,8 +123,10 @@
 
   function layout() {
     var options = cy.nodes().length <= LAYERED_MAX
-      ? { name: "dagre", rankDir: "BT", nodeSep: 20, rankSep: 50, animate: false }
-      : { name: "concentric", animate: false, minNodeSpacing: 4,
+      ? { name: "dagre", rankDir: "BT", nodeSep: 20, rankSep: 50, animate: false,
+          nodeDimensionsIncludeLabels: true }  // labels take room: none overlap
+      : { name: "concentric", animate: false, minNodeSpacing: 4, avoidOverlap: true,
+          nodeDimensionsIncludeLabels: true,
           concentric: function (node) { return node.degree(); },
           levelWidth: function () { return 1; } };
     cy.layout(options).run();
@@ -182,11 +191,14 @@
     return f;
   }
 
-  function showResults(items) {
+  // scores: recall's fused score per item id (none: authority is shown)
+  function showResults(items, scores) {
     var list = $("results");
     list.textContent = "";
     items.forEach(function (item) {
-      var text = label(item) + " (" + item.authority.toFixed(2) + ")";
+      var score = scores ? scores[item.id] : item.authority;
+      var text = label(item) + " — " + item.kind + " · " + item.scope +
+        " (" + score.toFixed(2) + ")";
       list.appendChild(itemButton(item.id, text, item.retracted));
     });
     cy.elements().remove();
@@ -202,14 +214,27 @@
     var form = event.target;
     status("Searching…");
     var text = form.elements.text.value.trim();
-    var variables = { f: filterOf(form), limit: RESULT_LIMIT,
-                      retracted: form.elements.includeRetracted.checked };
-    if (text) variables.text = text;
-    gql(text ? WORDS : SEARCH, variables)
-      .then(function (data) {
-        showResults(data.items);
-        var more = data.items.length === RESULT_LIMIT ? " (the first " + RESULT_LIMIT + ")" : "";
-        status(data.items.length + (data.items.length === 1 ? " item" : " items") + more);
+    var retracted = form.elements.includeRetracted.checked;
+    var byMeaning = text && !form.elements.wordsOnly.checked;
+    var asked = byMeaning
+      ? gql(RECALL, { input: { cue: text, filter: filterOf(form), limit: RECALL_LIMIT } })
+          .then(function (data) {
+            var scores = {};
+            data.recall.forEach(function (hit) { scores[hit.item.id] = hit.score; });
+            return { items: data.recall.map(function (hit) { return hit.item; }),
+                     scores: scores, limit: RECALL_LIMIT };
+          })
+      : gql(text ? WORDS : SEARCH, { f: filterOf(form), limit: RESULT_LIMIT, retracted: retracted,
+                                     text: text || undefined })
+          .then(function (data) { return { items: data.items, limit: RESULT_LIMIT }; });
+    asked
+      .then(function (found) {
+        showResults(found.items, found.scores);
+        var n = found.items.length;
+        var more = n === found.limit ? " (the first " + found.limit + ")" : "";
+        var live = byMeaning && retracted ? "; recall finds live items only" : "";
+        status(n + (n === 1 ? " item" : " items") + more + (byMeaning ? " by meaning" : "") +
+          live);
       })
       .catch(function (error) { status(error.message, true); });
   });
