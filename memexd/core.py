@@ -22,6 +22,7 @@ from memexd.memory.text import TextSearch
 from memexd.memory.validation import Limits
 from memexd.recall.model import E5Small, Embedder
 from memexd.recall.service import Recall
+from memexd.recall.vectors import OwnVectors
 from memexd.retrieval.service import Retrieval
 from memexd.settings import Settings
 from memexd.transplant.export import Exporter
@@ -85,6 +86,10 @@ class Memex:
     @cached_property
     def recall(self) -> Recall:
         return Recall(self.graph, self.limits, self.embedder, self.settings.text_search)
+
+    @cached_property
+    def own_vectors(self) -> OwnVectors:
+        return OwnVectors(self.graph, self.limits)
 
     @cached_property
     def edges(self) -> EdgeCommands:

@@ -90,7 +90,7 @@ class MemoryItem:
 
     @strawberry.field(
         description="One line of the content, for lists and graph labels: its first line of "
-        "text (README, \"Recall\": how content becomes text), at most `maxChars` characters "
+        'text (README, "Recall": how content becomes text), at most `maxChars` characters '
         "(1 to 1,000; an ellipsis ends a cut line)."
     )
     def summary(self, max_chars: int = 80) -> str:

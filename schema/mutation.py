@@ -8,6 +8,7 @@ from memexd.resolvers import edges as edges_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
+from memexd.resolvers import recall as recall_r
 from memexd.resolvers import replay as replay_r
 from memexd.resolvers import transplant as transplant_r
 from memexd.schema.edges import EdgeResult
@@ -38,6 +39,11 @@ class Mutation:
     retract_item: EventsResult = strawberry.mutation(
         resolver=items_r.retract_item,
         description="Retract a live item and every edge touching it (tombstones).",
+    )
+    set_item_embeddings: list[strawberry.ID] = strawberry.mutation(
+        resolver=recall_r.set_item_embeddings,
+        description="Store the caller's own vectors on items it may write (all or none; "
+        "no event): recall compares cues with them until the item's content changes.",
     )
     create_edge: EdgeResult = strawberry.mutation(
         resolver=edges_r.create_edge, description="Create a typed edge between two live items."

@@ -14,7 +14,7 @@ from memexd.errors import Unsupported
 from memexd.recall import service
 from memexd.recall.fusion import Hit
 
-__all__ = ["RecallHit", "RecallInput", "RecallMode"]
+__all__ = ["ItemEmbeddingInput", "RecallHit", "RecallInput", "RecallMode"]
 
 
 @strawberry.enum(description="Which sides of recall to use.")
@@ -68,3 +68,11 @@ class RecallHit:
     def all(cls, hits: list[Hit]) -> list[RecallHit]:
         return [cls(item=MemoryItem.of(h.item), score=h.score, vector_score=h.vector_score,
                     text_score=h.text_score, why=JSON(h.why)) for h in hits]  # fmt: skip
+
+
+@strawberry.input(description="A caller's own vector for one item.")
+class ItemEmbeddingInput:
+    id: strawberry.ID = strawberry.field(description="A live item the caller may write.")
+    vector: list[float] = strawberry.field(
+        description="384 finite numbers, not all zero (stored at unit length)."
+    )

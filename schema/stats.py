@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import strawberry
+from memexd.schema.common import Info
 
 from memexd.memory import stats as domain
+from memexd.recall.embedding import backlog
 
-__all__ = ["CountMap", "EdgeStats", "GraphStats", "ItemStats"]
+__all__ = ["CountMap", "EdgeStats", "EmbeddingStats", "GraphStats", "ItemStats"]
 
 
 @strawberry.type(description="How many of something have this key.")
@@ -52,10 +54,23 @@ class EdgeStats:
         return cls(total=s.total, active=s.active, by_kind=CountMap.all(s.by_kind))
 
 
+@strawberry.type(description="Recall's embeddings over the live items the caller can read.")
+class EmbeddingStats:
+    waiting: int = strawberry.field(
+        description='Items written or changed and not embedded yet (README, "Recall").'
+    )
+    embedded: int = strawberry.field(description="Items with an embedding.")
+
+
 @strawberry.type(description="MemEX's getStats, computed in the database over the caller's grants.")
 class GraphStats:
     items: ItemStats = strawberry.field(description="Item counts.")
     edges: EdgeStats = strawberry.field(description="Edge counts.")
+
+    @strawberry.field(description="Embedding counts (asked apart: another query).")
+    async def embeddings(self, info: Info) -> EmbeddingStats:
+        counts = await backlog(info.context.memex.graph)
+        return EmbeddingStats(waiting=counts.waiting, embedded=counts.embedded)
 
     @classmethod
     def of(cls, s: domain.GraphStats) -> GraphStats:

@@ -291,13 +291,13 @@ def test_resolve_a_contradiction_from_the_review_queue(page: Any, server: str) -
     page.get_by_role("button", name="Contradictions").click()
     queue = page.locator("#contradictions li")
     expect(queue).to_have_count(1)
-    queue.get_by_role("button", name="Provenance of fact · contra:a (authority 0.60)").click()
+    queue.get_by_role("button", name="Provenance of claim 0 (authority 0.60)").click()
     expect(page.locator("#status")).to_have_text(
         "Support of the item: 1 items, 0 retracted and 0 missing parents"
     )
     expect(page.locator("#item-fields")).to_contain_text(b)
-    queue.get_by_role("button", name="Keep fact · contra:a (authority 0.90)").click()
-    expect(page.get_by_role("alertdialog")).to_contain_text("supersede fact · contra:a")
+    queue.get_by_role("button", name="Keep claim 0 (authority 0.90)").click()
+    expect(page.get_by_role("alertdialog")).to_contain_text("supersede claim 0")
     shot(page, "contradiction")
     page.get_by_role("button", name="Confirm").click()
     expect(page.locator("#status")).to_have_text("0 contradictions to review")

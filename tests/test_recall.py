@@ -224,3 +224,65 @@ def test_content_becomes_text() -> None:
     )
     assert text_of({"x": "a\0b"}) == "a b"
     assert len(text_of("y" * 10_000)) == 4_000
+
+
+SET_VECTORS = """mutation($input: [ItemEmbeddingInput!]!) { setItemEmbeddings(input: $input) }"""
+
+
+def axis(n: int) -> list[float]:
+    """A unit vector along one axis: a caller's own, unlike any model's."""
+    return [1.0 if i == n else 0.0 for i in range(DIMENSION)]
+
+
+async def test_callers_own_vectors_for_items(recalling: Api, model: E5Small) -> None:
+    api = recalling
+    a = await api.create(scope="own:a", content={"text": "first"})
+    b = await api.create(scope="own:a", content={"text": "second"})
+    stored = await api.ok(SET_VECTORS, input=[{"id": a["id"], "vector": [3.0] + [0.0] * 383},
+                                              {"id": b["id"], "vector": axis(1)}])  # fmt: skip
+    assert stored["setItemEmbeddings"] == [a["id"], b["id"]]
+    assert await backlog(api.graph) == (0, 2)  # nothing left for the model
+    hits = await recall(api, "-", mode="VECTOR", vector=axis(0), limit=2)
+    assert [h["item"]["id"] for h in hits] == [a["id"], b["id"]]
+    assert math.isclose(hits[0]["vectorScore"], 1.0, abs_tol=1e-6)  # stored at unit length
+    # a model change keeps them; a content change hands the item to the model
+    assert (await mark_all(api.graph, "another-model"))[1] == 2
+    assert (await backlog(api.graph)).waiting == 0
+    await api.ok("""mutation($id: ID!) { updateItem(id: $id, patch: {content: {text: "x"}},
+        author: "u") { item { id } } }""", id=a["id"])  # fmt: skip
+    assert (await backlog(api.graph)).waiting == 1
+
+
+@pytest.mark.parametrize(
+    ("entry", "code"),
+    [
+        ({"vector": axis(0)[:-1]}, "BAD_USER_INPUT"),
+        ({"vector": [0.0] * DIMENSION}, "BAD_USER_INPUT"),
+        ({"id": "not-an-id"}, "BAD_USER_INPUT"),
+        ({"id": "0190a000-0000-7000-8000-0000000000ee"}, "MEMORY_NOT_FOUND"),
+    ],
+)
+async def test_own_vectors_all_or_none(recalling: Api, entry: dict[str, Any], code: str) -> None:
+    api = recalling
+    good = await api.create(scope="own:a")
+    before = await api.snapshot()
+    bad = {"id": good["id"], "vector": axis(0), **entry}
+    entries = [{"id": good["id"], "vector": axis(1)}, bad]
+    assert await api.codes(SET_VECTORS, input=entries) == [code]
+    assert await api.snapshot() == before
+
+
+async def test_own_vectors_need_the_write_grant(recalling: Api) -> None:
+    api = recalling
+    mine = await api.create(scope="team:a/x")
+    theirs = await api.create(scope="team:b/x")
+    writer = api.with_grants("write:team:a/", "read:team:")
+    before = await api.snapshot()
+    entries = [{"id": mine["id"], "vector": axis(0)}, {"id": theirs["id"], "vector": axis(1)}]
+    body = await writer.run(SET_VECTORS, {"input": entries})
+    [error] = body["errors"]
+    assert error["extensions"]["code"] == "MEMORY_NOT_FOUND"
+    assert theirs["id"] in error["message"]
+    assert await api.snapshot() == before
+    ok = await writer.ok(SET_VECTORS, input=entries[:1])
+    assert ok["setItemEmbeddings"] == [mine["id"]]

@@ -6,8 +6,8 @@
 (function () {
   var endpoint = document.body.dataset.endpoint || "/graphql";
   var RESULT_LIMIT = 200;
-  var ITEM_FIELDS = "id scope kind author authority conviction importance createdAt retracted" +
-    " parents summary(maxChars: 60)";
+  // what the graph and the lists show of an item; the item panel reads the rest
+  var ITEM_FIELDS = "id scope kind authority retracted parents summary(maxChars: 60)";
 
   var SEARCH = "query Search($f: MemoryFilter, $limit: Int, $retracted: Boolean!) {" +
     " items(filter: $f, limit: $limit, includeRetracted: $retracted," +
@@ -20,7 +20,8 @@
     " recall(input: $input) { score item { " + ITEM_FIELDS + " } } }";
   var RECALL_LIMIT = 100;
   var DETAIL = "query Detail($id: ID!) {" +
-    " item(id: $id, includeRetracted: true) { " + ITEM_FIELDS + " content meta sourceKind }" +
+    " item(id: $id, includeRetracted: true) { " + ITEM_FIELDS +
+    " author conviction importance createdAt content meta sourceKind }" +
     " events(filter: {itemIds: [$id]}) { id type ts author reason } }";
   var NEIGHBOURS = "query Neighbours($id: ID!) {" +
     " item(id: $id, includeRetracted: true) { id" +
