@@ -53,6 +53,7 @@ RECALL = """query($cue: String!, $mode: RecallMode!, $limit: Int!) {
 def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--engine", choices=["falkordb", "neo4j"], default="falkordb")
+    parser.add_argument("--dump", type=Path, help="also write every ranking here (JSON)")
     return parser.parse_args()
 
 
@@ -119,7 +120,7 @@ def wait_embedded(client: httpx.Client, count: int) -> float:
 
 
 def recalled(client: httpx.Client, cue: str, mode: str, turn_of: dict[str, str]) -> list[str]:
-    variables = {"cue": cue[:2000], "mode": mode, "limit": max(KS)}
+    variables = {"cue": cue[:2000], "mode": mode, "limit": 50}
     data = check_graphql(client.post("/graphql", json={"query": RECALL, "variables": variables}))
     return [turn_of[hit["item"]["id"]] for hit in data["recall"]]
 
@@ -135,7 +136,7 @@ def bm25_ranker(turns: list[dict[str, Any]]) -> Any:
     ids = [turn["id"] for turn in turns]
 
     def rank(cue: str) -> list[str]:
-        found, _ = index.retrieve([tokens(cue)], k=max(KS), show_progress=False)
+        found, _ = index.retrieve([tokens(cue)], k=50, show_progress=False)
         return [ids[int(i)] for i in found[0]]
 
     return rank
@@ -168,22 +169,28 @@ def main() -> None:
                 mode: (lambda cue, m=mode: recalled(client, cue, m, turn_of)) for mode in MODES
             }
             rankers["BM25"] = bm25_ranker(turns)
-            report(rankers, questions, args.engine)
+            report(rankers, questions, args.engine, args.dump)
     finally:
         if neo4j is not None:
             neo4j.stop()
 
 
-def report(rankers: dict[str, Any], questions: list[dict[str, Any]], engine: str) -> None:
-    table = {}
+def report(
+    rankers: dict[str, Any], questions: list[dict[str, Any]], engine: str, dump: Path | None
+) -> None:
+    table, rankings = {}, {}
     for name, rank in rankers.items():
         ranked = [(rank(q["question"]), q["evidence"]) for q in questions]
+        rankings[name] = [r for r, _ in ranked]
         table[name] = {k: sum(evidence_recall(r, ev, k) for r, ev in ranked) / len(ranked)
                        for k in KS}  # fmt: skip
     print(f"\nevidence recall@k ({engine}; {len(questions)} questions)")
     print("method    " + "".join(f"  @{k:<5}" for k in KS))
     for name, row in table.items():
         print(f"{name:<9} " + "".join(f"  {row[k]:.3f} " for k in KS))
+    if dump is not None:
+        evidence = [sorted(q["evidence"]) for q in questions]
+        dump.write_text(json.dumps({"rankings": rankings, "evidence": evidence}))
     hybrid, bm25 = table["HYBRID"][10], table["BM25"][10]
     gain = (hybrid / bm25 - 1) * 100 if bm25 else float("inf")
     print(f"\nhybrid recall@10 vs BM25: {hybrid:.3f} vs {bm25:.3f} ({gain:+.0f}%; goal >= +15%)")

@@ -94,7 +94,7 @@ async def test_every_hit_explains_its_score(recalling: Api, model: E5Small) -> N
         assert set(why) >= {"fusion", "vector", "text", "relevance", "authority",
                             "contradicted", "superseded", "score"}  # fmt: skip
         parts = [why[s]["weight"] for s in ("vector", "text")]
-        assert math.isclose(why["relevance"], sum(parts) / (2 / 61))
+        assert math.isclose(why["relevance"], sum(parts) / (1 / 61))  # the weights sum to 1
         product = why["relevance"] * why["authority"]["factor"] * why["contradicted"]["factor"]
         assert math.isclose(hit["score"], product * why["superseded"]["factor"])
         assert why["vector"]["similarity"] == hit["vectorScore"]

@@ -1,10 +1,16 @@
 """How recall ranks: reciprocal-rank fusion, then the item's own standing.
 
-``relevance`` is the reciprocal-rank fusion of the two sides (each side
-weighs ``1 / (RRF_K + rank)``), scaled so an item first on every side used
-scores 1. Similarities and text scores are on different scales (cosine;
-BM25 or TF-IDF, per engine), and ranks are not, which is why ranks are
-fused. The score is ``relevance * (1 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT *
+``relevance`` is the weighted reciprocal-rank fusion of the two sides (a
+side weighs ``SIDE_WEIGHTS[side] / (RRF_K + rank)``), scaled so an item
+first on every side used scores 1. Similarities and text scores are on
+different scales (cosine; BM25 or TF-IDF, per engine), and ranks are not,
+which is why ranks are fused. Meaning leads and words refine, 3 to 1 (as
+hybrid search engines weigh them by default): a turn that repeats a cue's
+common words must not push out one that answers it. On a LongMemEval-S
+sample (bench/recall_quality.py), with equal weights FalkorDB's TF-IDF
+ranking pulled evidence recall@10 from the vector side's 0.83 to 0.68.
+
+The score is ``relevance * (1 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT *
 authority)``, times ``CONTRADICTED`` when a readable live item contradicts
 it and ``SUPERSEDED`` when one supersedes it: disputed and replaced
 memories sink but stay findable. Ties go to the smaller id.
@@ -20,9 +26,19 @@ from memexd.memory.model import Item
 from memexd.memory.records import item_from_row
 from memexd.types import JSONObject, Row
 
-__all__ = ["AUTHORITY_WEIGHT", "CONTRADICTED", "RRF_K", "SUPERSEDED", "Candidate", "Hit", "fuse"]
+__all__ = [
+    "AUTHORITY_WEIGHT",
+    "CONTRADICTED",
+    "RRF_K",
+    "SIDE_WEIGHTS",
+    "SUPERSEDED",
+    "Candidate",
+    "Hit",
+    "fuse",
+]
 
 RRF_K = 60
+SIDE_WEIGHTS = {"vector": 0.75, "text": 0.25}
 AUTHORITY_WEIGHT = 0.5
 CONTRADICTED = 0.5
 SUPERSEDED = 0.25
@@ -55,7 +71,7 @@ def fuse(
     vectors = {c.id: c for c in by_vector}
     texts = {c.id: c for c in by_text}
     used = sorted(sides)
-    best = len(used) / (RRF_K + 1)
+    best = sum(SIDE_WEIGHTS[side] for side in used) / (RRF_K + 1)
     hits = [_hit(row, vectors, texts, used, best) for row in rows]
     return sorted(hits, key=lambda h: (-h.score, h.item.id))
 
@@ -67,7 +83,10 @@ def _hit(
     item = item_from_row(row["item"])
     vector, text = vectors.get(item.id), texts.get(item.id)
     parts = {"vector": vector, "text": text}
-    relevance = sum(1.0 / (RRF_K + c.rank) for c in parts.values() if c is not None) / best
+    relevance = (
+        sum(SIDE_WEIGHTS[side] / (RRF_K + c.rank) for side, c in parts.items() if c is not None)
+        / best
+    )
     standing = 1.0 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT * item.authority
     contradicted = [i for i in row["contradicted_by"] if i is not None]
     superseded = [i for i in row["superseded_by"] if i is not None]
@@ -75,7 +94,11 @@ def _hit(
     score *= CONTRADICTED if contradicted else 1.0
     score *= SUPERSEDED if superseded else 1.0
     why: JSONObject = {
-        "fusion": {"method": "reciprocal rank", "k": RRF_K, "sides": used},
+        "fusion": {
+            "method": "weighted reciprocal rank",
+            "k": RRF_K,
+            "sides": {side: SIDE_WEIGHTS[side] for side in used},
+        },
         **{side: _side(parts[side], side) for side in used},
         "relevance": relevance,
         "authority": {"value": item.authority, "weight": AUTHORITY_WEIGHT, "factor": standing},
@@ -95,4 +118,4 @@ def _side(candidate: Candidate | None, side: str) -> dict[str, Any]:
     if candidate is None:
         return {"rank": None, measure: None, "weight": 0.0}
     return {"rank": candidate.rank, measure: candidate.value,
-            "weight": 1.0 / (RRF_K + candidate.rank)}  # fmt: skip
+            "weight": SIDE_WEIGHTS[side] / (RRF_K + candidate.rank)}  # fmt: skip

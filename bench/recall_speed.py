@@ -1,0 +1,104 @@
+"""Recall latency over HTTP at scale, and the engine memory per item.
+
+Run: ``.venv/bin/python bench/recall_speed.py [--items 100000] [--cues 200]``
+
+A fresh ``memexd serve`` (FalkorDB, default settings: full-text and vector
+indexes on) gets ``--items`` items through ``POST /items``; each then gets a
+vector through ``setItemEmbeddings`` (random unit vectors: the model would
+take hours to embed a million items on two cores, and the index's work does
+not depend on where a vector came from). ``--cues`` recalls of random words
+then run one after another, each mode in turn, and the script prints p50,
+p99 and mean per mode (the cue's embedding by the model included), and the
+engine's memory per item (``used_memory`` of the engine before the load and
+after, divided by the items).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+import orjson
+from _common import GRAPH_NAME, Latencies, batches, check_graphql, item_inputs, memexd_server
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from memexd.recall.model import DIMENSION
+
+RECALL = """query($cue: String!, $mode: RecallMode!) {
+  recall(input: {cue: $cue, mode: $mode, limit: 10}) { score item { id } } }"""
+VECTORS = "mutation($i: [ItemEmbeddingInput!]!) { setItemEmbeddings(input: $i) }"
+WORDS = ("latency", "billing", "search", "deploy", "index", "cache", "retry", "region",
+         "timeout", "schema", "budget", "login", "queue", "replica", "backup")  # fmt: skip
+
+
+def _args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--items", type=int, default=100_000)
+    parser.add_argument("--cues", type=int, default=200)
+    return parser.parse_args()
+
+
+def unit(rng: random.Random) -> list[float]:
+    v = [rng.gauss(0.0, 1.0) for _ in range(DIMENSION)]
+    norm = sum(x * x for x in v) ** 0.5
+    return [round(x / norm, 6) for x in v]
+
+
+def used_memory(socket: str) -> int:
+    out = subprocess.run(["redis-cli", "-s", socket, "info", "memory"], capture_output=True,
+                         text=True, check=True).stdout  # fmt: skip
+    return int(
+        next(line.split(":")[1] for line in out.splitlines() if line.startswith("used_memory:"))
+    )
+
+
+def main() -> None:
+    args = _args()
+    rng = random.Random(7)
+    inputs = item_inputs(args.items, rng)
+    settings = {"MEMEXD_EMBEDDING": "e5-small", "MEMEXD_TEXT_SEARCH": "true"}
+    with (
+        memexd_server(GRAPH_NAME, **settings) as server,
+        httpx.Client(base_url=server.base_url, timeout=600) as client,
+    ):
+        before = used_memory(server.socket)
+        started = time.perf_counter()
+        for chunk in batches(inputs, 20_000):
+            body = b"".join(orjson.dumps(row) + b"\n" for row in chunk)
+            client.post("/items", content=body, headers={"content-type": "application/x-ndjson"})
+        print(f"{args.items:,} items in {time.perf_counter() - started:.1f} s (POST /items)")
+        started = time.perf_counter()
+        for chunk in batches(inputs, 1_000):
+            entries = [{"id": row["id"], "vector": unit(rng)} for row in chunk]
+            check_graphql(
+                client.post("/graphql", json={"query": VECTORS, "variables": {"i": entries}})
+            )
+        print(
+            f"{args.items:,} vectors in {time.perf_counter() - started:.1f} s (setItemEmbeddings)"
+        )
+        per_item = (used_memory(server.socket) - before) / args.items
+        print(f"engine memory: {per_item:,.0f} B per item (items, full-text and vector indexes)")
+        for mode in ("HYBRID", "VECTOR", "TEXT"):
+            timings = []
+            for _ in range(args.cues):
+                cue = " ".join(rng.sample(WORDS, 3))
+                variables = {"cue": cue, "mode": mode}
+                t = time.perf_counter()
+                data = check_graphql(
+                    client.post("/graphql", json={"query": RECALL, "variables": variables})
+                )
+                timings.append((time.perf_counter() - t) * 1000)
+                if not data["recall"]:
+                    raise RuntimeError(f"no hit for {cue!r} in {mode}")
+            lat = Latencies(mode, timings)
+            print(f"recall {mode:<6} @ {args.items:,}: p50 {lat.p50:6.1f} ms  "
+                  f"p99 {lat.pct(99):6.1f} ms  mean {lat.mean:6.1f} ms")  # fmt: skip
+
+
+if __name__ == "__main__":
+    main()
