@@ -93,7 +93,12 @@ class MemoryItem:
         'text (README, "Recall": how content becomes text), at most `maxChars` characters '
         "(1 to 1,000; an ellipsis ends a cut line)."
     )
-    def summary(self, max_chars: int = 80) -> str:
+    def summary(
+        self,
+        max_chars: Annotated[
+            int, strawberry.argument(description="The longest line to return (1 to 1,000).")
+        ] = 80,
+    ) -> str:
         return summary(self.content, max_chars)
 
     @strawberry.field(description="Live parents that exist, in the order `parents` lists them.")

@@ -19,7 +19,12 @@ from tests.support import Api
 #: Statements run by memexd itself, never for a caller.
 INTERNAL = {"admin_snapshot_nodes", "admin_snapshot_rels", "admin_wipe", "admin_reset",
             # log retention, the operator's command (memexd compact-log)
-            "log_compact", "log_compact_scan"}  # fmt: skip
+            "log_compact", "log_compact_scan",
+            # embedding items after they are written (the server's loop and
+            # memexd embed): derived data, no caller's question
+            "embedding_pending", "embedding_set", "embedding_mark_all",
+            # schema statements (n names the indexed label, no item)
+            "vector_index_create", "vector_index_drop"}  # fmt: skip
 #: Item variables bound without a grant, and why that reveals nothing.
 UNGUARDED = {
     # the same two items as x and y, which are checked, found again by id

@@ -41,15 +41,27 @@ def lint_json(*args: str) -> tuple[int, dict[str, Any]]:
     return done.returncode, report
 
 
+#: FalkorDB's own DDL for its vector index, which Neo4j's front-end rejects by
+#: design (FalkorDB takes the options flat, Neo4j under indexConfig; Neo4j
+#: has no DROP VECTOR INDEX FOR): exactly these errors, nothing else.
+FALKORDB_DDL = {
+    ("falkordb/vector_index_create.cypher", "Failed to create vector node index: Invalid option "
+     "provided, valid options are `indexProvider` and `indexConfig`."),
+    ("falkordb/vector_index_drop.cypher", "Invalid input 'VECTOR': expected 'ALIAS', "
+     "'COMPOSITE', 'CONSTRAINT', 'DATABASE', 'INDEX', 'ROLE', 'SERVER' or 'USER'"),
+}  # fmt: skip
+
+
 def test_every_query_and_migration_file_lints_clean(tmp_path: Path) -> None:
     """Queries as the engines receive them (includes expanded), for both backends."""
     composed = [p for b in ("falkordb", "neo4j") for p in write_composed(tmp_path, b)]
     migrations = list((ROOT / "migrations").rglob("*.cypher"))
     expected = len(composed) + len(migrations)
     code, report = lint_json(str(tmp_path), str(ROOT / "migrations"))
-    errors = [f"{e['file']}:{e['line']}:{e['column']}: {e['message']}" for e in report["errors"]]
-    assert errors == []
-    assert code == 0
+    errors = {("/".join(Path(e["file"]).parts[-2:]), e["message"]): e for e in report["errors"]}
+    assert set(errors) - FALKORDB_DDL == set()
+    assert set(errors) == FALKORDB_DDL  # a fix upstream shows here
+    assert code == 1
     assert report["files"] == expected > 0
 
 

@@ -34,7 +34,7 @@ async def test_external_falkordb_by_uri(tcp_falkordb: int) -> None:
     try:
         assert isinstance(store, FalkorStore)
         memex = Memex(store, settings)
-        assert [m.version for m in await migrate(memex.graph)] == list(range(1, 12))
+        assert [m.version for m in await migrate(memex.graph)] == list(range(1, 13))
         draft = NewItem(scope="s", kind="k", content={"x": 1}, author="a", source_kind="o",
                         authority=0.5)  # fmt: skip
         (item,), _ = await memex.items.create([draft], Origin())

@@ -1,5 +1,5 @@
-"""Text search (``searchItems``) through the engine's full-text index, opt-in
-with MEMEXD_TEXT_SEARCH."""
+"""Text search (``searchItems``) through the engine's full-text index, on
+unless MEMEXD_TEXT_SEARCH=false."""
 
 from __future__ import annotations
 
@@ -66,7 +66,8 @@ async def test_bad_text_is_refused_before_the_engine(searching: Api, text: str) 
     assert await searching.codes(SEARCH, text=text) == ["BAD_USER_INPUT"]
 
 
-async def test_off_by_default_says_so(api: Api) -> None:
+async def test_turned_off_it_says_so(make_api: ApiFactory) -> None:
+    api = await make_api(text_search=False)  # on by default
     await api.create(content={"w": "word"})
     assert await api.codes(SEARCH, text="word") == ["UNSUPPORTED"]
     assert await api.codes(SEARCH, text="") == ["BAD_USER_INPUT"]  # checked first all the same
