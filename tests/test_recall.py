@@ -3,14 +3,17 @@ grants and filters, and its bad input (memexd.recall)."""
 
 from __future__ import annotations
 
+import asyncio
 import math
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
 import pytest
 
+from memexd.errors import Unsupported
 from memexd.graph import Graph
 from memexd.memory.text import ensure_index
+from memexd.recall import embedding
 from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index, mark_all
 from memexd.recall.model import DIMENSION, E5Small, text_of
 from tests.conftest import ApiFactory
@@ -286,3 +289,41 @@ async def test_own_vectors_need_the_write_grant(recalling: Api) -> None:
     assert await api.snapshot() == before
     ok = await writer.ok(SET_VECTORS, input=entries[:1])
     assert ok["setItemEmbeddings"] == [mine["id"]]
+
+
+class Flaky:
+    """The model, failing its first call as a model that cannot load would."""
+
+    name = "e5-small-q4"
+
+    def __init__(self, model: E5Small) -> None:
+        self.model = model
+        self.calls = 0
+
+    async def passages(self, texts: Sequence[str]) -> list[list[float]]:
+        self.calls += 1
+        if self.calls == 1:
+            raise Unsupported("the embedding model cannot run on this machine: test")
+        return await self.model.passages(texts)
+
+    async def query(self, text: str) -> list[float]:
+        return await self.model.query(text)
+
+
+async def test_the_loop_outlives_a_fault(
+    recalling: Api, model: E5Small, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(embedding, "PAUSE", 0.05)
+    await recalling.create(content={"text": "still embedded"})
+    flaky = Flaky(model)
+    loop = embedding.Embedding(recalling.graph, flaky)
+    loop.start()
+    try:
+        for _ in range(200):
+            if await backlog(recalling.graph) == (0, 1):
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await loop.stop()
+    assert await backlog(recalling.graph) == (0, 1)
+    assert flaky.calls == 2

@@ -46,6 +46,8 @@ log = logging.getLogger("memexd.recall")
 BATCH = 32
 #: How long the loop sleeps when nothing waits, in seconds.
 IDLE = 0.5
+#: How long it waits after a fault (engine down, model missing), in seconds.
+PAUSE = 5.0
 
 
 class Backlog(NamedTuple):
@@ -109,9 +111,10 @@ class Embedding:
         while True:
             try:
                 done = await embed_waiting(self.graph, self.embedder)
-            except MemexError as error:  # the engine is down or busy: try again later
-                log.warning("embedding paused: %s", error)
-                done = 0
+            except MemexError as error:  # the engine is down or busy, no model: later
+                log.warning("embedding paused: %s", error.message)
+                await asyncio.sleep(PAUSE)
+                continue
             if done == 0:
                 await asyncio.sleep(IDLE)
 

