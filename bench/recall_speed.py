@@ -3,11 +3,15 @@
 Run: ``.venv/bin/python bench/recall_speed.py [--items 100000] [--cues 200]``
 
 A fresh ``memexd serve`` (FalkorDB, default settings: full-text and vector
-indexes on) gets ``--items`` items through ``POST /items``; each then gets a
+indexes on) gets ``--items`` items through ``POST /items``, their text drawn
+from a vocabulary of 20,000 words with Zipf's law (s = 1.1), as natural text
+has it (the load benches' 23-word corpus makes every cue match every item);
+each then gets a
 vector through ``setItemEmbeddings`` (random unit vectors: the model would
 take hours to embed a million items on two cores, and the index's work does
 not depend on where a vector came from). ``--cues`` recalls of random words
-then run one after another, each mode in turn, and the script prints p50,
+(three words drawn the same way) then run one after another, each mode in
+turn, and the script prints p50,
 p99 and mean per mode (the cue's embedding by the model included), and the
 engine's memory per item (``used_memory`` of the engine before the load and
 after, divided by the items).
@@ -16,6 +20,7 @@ after, divided by the items).
 from __future__ import annotations
 
 import argparse
+import itertools
 import random
 import subprocess
 import sys
@@ -32,8 +37,19 @@ from memexd.recall.model import DIMENSION
 RECALL = """query($cue: String!, $mode: RecallMode!) {
   recall(input: {cue: $cue, mode: $mode, limit: 10}) { score item { id } } }"""
 VECTORS = "mutation($i: [ItemEmbeddingInput!]!) { setItemEmbeddings(input: $i) }"
-WORDS = ("latency", "billing", "search", "deploy", "index", "cache", "retry", "region",
-         "timeout", "schema", "budget", "login", "queue", "replica", "backup")  # fmt: skip
+VOCABULARY = 20_000
+
+
+class Zipf:
+    """Words w0 … w19999, the n-th drawn with weight 1 / n^1.1."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self.rng = rng
+        self.words = [f"w{n}" for n in range(VOCABULARY)]
+        self.weights = list(itertools.accumulate(1 / (n + 1) ** 1.1 for n in range(VOCABULARY)))
+
+    def text(self, count: int) -> str:
+        return " ".join(self.rng.choices(self.words, cum_weights=self.weights, k=count))
 
 
 def _args() -> argparse.Namespace:
@@ -61,6 +77,9 @@ def main() -> None:
     args = _args()
     rng = random.Random(7)
     inputs = item_inputs(args.items, rng)
+    zipf = Zipf(rng)
+    for row in inputs:
+        row["content"] = {"text": zipf.text(rng.randint(8, 30))}
     settings = {"MEMEXD_EMBEDDING": "e5-small", "MEMEXD_TEXT_SEARCH": "true"}
     with (
         memexd_server(GRAPH_NAME, **settings) as server,
@@ -86,7 +105,7 @@ def main() -> None:
         for mode in ("HYBRID", "VECTOR", "TEXT"):
             timings = []
             for _ in range(args.cues):
-                cue = " ".join(rng.sample(WORDS, 3))
+                cue = zipf.text(3)
                 variables = {"cue": cue, "mode": mode}
                 t = time.perf_counter()
                 data = check_graphql(

@@ -11,6 +11,7 @@ sunk when a readable live item contradicts or supersedes it. Every hit's
 
 from __future__ import annotations
 
+import asyncio
 import re
 import time
 from dataclasses import dataclass
@@ -82,13 +83,11 @@ class Recall:
         )
         sides = self._sides(request.mode, given is not None)
         pool = max(POOL, limit)
-        by_vector: list[Candidate] = []
-        by_text: list[Candidate] = []
-        if "vector" in sides:
-            vector = given if given is not None else await self._embed(cue)
-            by_vector = await self._nearest(vector, where, pool)
-        if "text" in sides:
-            by_text = await self._words(cue, where, pool)
+        # the two sides are independent reads: the engine runs them at once
+        by_vector, by_text = await asyncio.gather(
+            self._nearest(cue, given, where, pool) if "vector" in sides else _none(),
+            self._words(cue, where, pool) if "text" in sides else _none(),
+        )
         ids = list(dict.fromkeys(c.id for c in by_vector + by_text))
         rows = await self.graph.read("recall_items", {"ids": ids}) if ids else []
         return fuse(rows, by_vector, by_text, sides)[:limit]
@@ -112,7 +111,10 @@ class Recall:
             raise Unsupported("recall by meaning is off on this server")
         return await self.embedder.query(cue)
 
-    async def _nearest(self, vector: list[float], where: Fragment, pool: int) -> list[Candidate]:
+    async def _nearest(
+        self, cue: str, given: list[float] | None, where: Fragment, pool: int
+    ) -> list[Candidate]:
+        vector = given if given is not None else await self._embed(cue)
         params = {"vector": vector, "k": max(NEAREST, pool), "limit": pool}
         rows = await self.graph.read("recall_vector", params, filter=where)
         if len(rows) < pool:
@@ -131,6 +133,10 @@ class Recall:
         rows = await self.graph.read("recall_text", {"words": words, "limit": pool}, filter=where)
         return [Candidate(row["id"], float(row["score"]), rank) for rank, row in
                 enumerate(rows, 1)]  # fmt: skip
+
+
+async def _none() -> list[Candidate]:
+    return []
 
 
 def _cue(cue: Any) -> str:
