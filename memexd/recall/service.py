@@ -37,6 +37,10 @@ POOL = 50
 NEAREST = 200
 #: Items an exact vector scan compares at most (newest first).
 SCAN = 20_000
+#: Best text matches checked against grants and filter before all are.
+BEST_MATCHES = 500
+#: Every match: FalkorDB reads LIMIT as 32 bits (2^32 would be LIMIT 0).
+ALL_MATCHES = 2**31 - 1
 #: Words of the cue the text side looks for.
 MAX_WORDS = 32
 _WORD = re.compile(r"\w+")
@@ -130,7 +134,11 @@ class Recall:
         words = [w for w in words if len(w) <= 64 and w not in STOP_WORDS][:MAX_WORDS]
         if not words:
             return []
-        rows = await self.graph.read("recall_text", {"words": words, "limit": pool}, filter=where)
+        params = {"words": words, "k": BEST_MATCHES, "limit": pool}
+        rows = await self.graph.read("recall_text", params, filter=where)
+        if len(rows) < pool:  # grants or filter left too few of the best: all matches
+            params["k"] = ALL_MATCHES
+            rows = await self.graph.read("recall_text", params, filter=where)
         return [Candidate(row["id"], float(row["score"]), rank) for rank, row in
                 enumerate(rows, 1)]  # fmt: skip
 
