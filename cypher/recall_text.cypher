@@ -9,7 +9,7 @@
 CALL db.idx.fulltext.queryNodes('Item', reduce(q = head($words), w IN tail($words) | q + '|' + w))
 YIELD node, score
 WITH node AS n, score
-ORDER BY score DESC, n.id ASC
+ORDER BY score DESC
 LIMIT $k
 WITH n, score
 WHERE n.retracted = false AND @readable(n) AND (/*<filter>*/true/*</filter>*/)

@@ -8,7 +8,7 @@ CALL db.index.fulltext.queryNodes('item_content',
   reduce(q = head($words), w IN tail($words) | q + ' OR ' + w))
 YIELD node, score
 WITH node AS n, score
-ORDER BY score DESC, n.id ASC
+ORDER BY score DESC
 LIMIT $k
 WITH n, score
 WHERE n.retracted = false AND @readable(n) AND (/*<filter>*/true/*</filter>*/)
