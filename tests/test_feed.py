@@ -278,10 +278,12 @@ async def test_a_slow_consumer_is_closed_and_resumes_without_loss(
         assert code == 4413
         log = ids((await writer.ok(LOG_IDS, after=first))["events"])
         got = [m["payload"]["data"]["events"]["id"] for m in seen if m["type"] == "next"]
-        assert 0 < len(got) < len(log) == 20 * BATCHES
+        # closed before the end; it may have received none at all (a 16 kB
+        # frame need not fit the 4 kB receive buffer before the close)
+        assert len(got) < len(log) == 20 * BATCHES
         assert got == log[: len(got)]  # what it received is a prefix of the log
         async with client(url) as again:
-            await again.subscribe("1", SUBSCRIBE_IDS, after=got[-1])
+            await again.subscribe("1", SUBSCRIBE_IDS, after=got[-1] if got else first)
             rest = await again.events(len(log) - len(got))
         assert got + ids(rest) == log
     finally:
