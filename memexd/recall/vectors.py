@@ -46,8 +46,8 @@ class OwnVectors:
         return rows
 
     async def _first_missing(self, ids: list[str]) -> str:
-        """The first id the caller cannot write (missing, retracted, not theirs)."""
-        for item_id in ids:
-            if not await self.graph.read("embedding_own_check", {"id": item_id}):
-                return item_id
-        return ids[0]  # changed meanwhile (retracted since): name the first
+        """The first id the caller cannot write (missing, retracted, not theirs),
+        in one read."""
+        found = {row["id"] for row in await self.graph.read("embedding_own_check", {"ids": ids})}
+        # all found: one was retracted between the two statements; name the first
+        return next((i for i in ids if i not in found), ids[0])
