@@ -6,10 +6,12 @@ override files; everything above speaks :class:`Graph`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, NamedTuple
 
 from memexd.access.grants import EVERYTHING, Access
+from memexd.graph import bookmarks
+from memexd.graph.batching import Batches
 from memexd.graph.cypher import Fragment, Queries
 from memexd.graph.falkordb_wire import Encoded
 from memexd.types import GraphStore, Params, Row
@@ -39,16 +41,21 @@ class Graph:
     """
 
     def __init__(
-        self, store: GraphStore, access: Access = EVERYTHING, queries: Queries | None = None
+        self,
+        store: GraphStore,
+        access: Access = EVERYTHING,
+        queries: Queries | None = None,
+        batches: Batches | None = None,
     ) -> None:
         self.store = store
         self.access = access
         self.queries = queries or Queries(store.backend)
+        self.batches = batches or Batches()
         self._grants = {"readable": list(access.read), "writable": list(access.write)}
 
     def bound(self, access: Access) -> Graph:
-        """The same engine and query cache, for another caller."""
-        return Graph(self.store, access, self.queries)
+        """The same engine, query cache and batches, for another caller."""
+        return Graph(self.store, access, self.queries, self.batches)
 
     @property
     def backend(self) -> str:
@@ -58,6 +65,26 @@ class Graph:
         self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment
     ) -> list[Row]:
         return await self.store.read(*self._bind(name, params, slots))
+
+    async def read_by_id(
+        self,
+        name: str,
+        ids_param: str,
+        item_id: str,
+        params: Mapping[str, Hashable],
+        id_of: Callable[[Row], Any],
+    ) -> list[Row]:
+        """The rows of one id from ``name``, a read of the ids in parameter
+        ``ids_param`` whose rows ``id_of`` names: reads of the same query,
+        parameters, grants and bookmarks in flight at once are one query
+        (:mod:`memexd.graph.batching`)."""
+        carried = bookmarks.current()
+        key = (name, *sorted(params.items()), self.access.read, carried and carried.given)
+
+        async def send(ids: list[str]) -> list[Row]:
+            return await self.read(name, {**params, ids_param: ids})
+
+        return await self.batches.read(key, item_id, send, id_of)
 
     async def write(
         self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment

@@ -18,7 +18,18 @@ import neo4j
 
 from memexd.errors import BadUserInput
 
-__all__ = ["HEADER", "Carried", "bind", "given", "parse", "seen", "unbind"]
+__all__ = [
+    "HEADER",
+    "Carried",
+    "bind",
+    "bind_given",
+    "current",
+    "given",
+    "hand_on",
+    "parse",
+    "seen",
+    "unbind",
+]
 
 #: The request and response header.
 HEADER = "Memexd-Bookmarks"
@@ -57,6 +68,26 @@ def bind(header: str | None) -> tuple[Carried, Token[Carried | None]]:
 
 def unbind(token: Token[Carried | None]) -> None:
     _current.reset(token)
+
+
+def current() -> Carried | None:
+    """The bookmarks of the request being served (``None``: no request)."""
+    return _current.get()
+
+
+def bind_given(given: tuple[str, ...]) -> Carried:
+    """Bind ``given`` in the current context (a task that reads for several
+    requests which sent the same bookmarks: :mod:`memexd.graph.batching`)."""
+    state = Carried(given=given)
+    _current.set(state)
+    return state
+
+
+def hand_on(source: Carried, to: list[Carried]) -> None:
+    """Give each request in ``to`` what the transaction of ``source`` left."""
+    if source.latest:
+        for state in to:
+            state.latest = source.latest
 
 
 def given() -> neo4j.Bookmarks | None:

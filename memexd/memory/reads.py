@@ -28,6 +28,10 @@ from memexd.types import Row
 __all__ = ["ItemReads"]
 
 
+def _item_id(row: Row) -> Any:
+    return row["item"]["id"]
+
+
 class ItemReads:
     def __init__(self, graph: Graph, limits: Limits) -> None:
         self.graph = graph
@@ -35,8 +39,10 @@ class ItemReads:
 
     async def get(self, item_id: str, *, include_retracted: bool = False) -> Item | None:
         item_id = check.check_uuid(item_id)
-        found = await self.fetch([item_id], include_retracted=include_retracted)
-        return found.get(item_id)
+        rows = await self.graph.read_by_id(
+            "item_get", "ids", item_id, {"include_retracted": include_retracted}, _item_id
+        )
+        return item_from_row(rows[0]["item"]) if rows else None
 
     async def get_many(
         self, ids: Sequence[str], *, include_retracted: bool = False
