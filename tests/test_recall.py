@@ -344,3 +344,17 @@ async def test_words_fill_the_limit_past_the_best_matches(recalling: Api) -> Non
             for n in range(3)]  # fmt: skip
     hits = await recall(api, "alpha", mode="TEXT", limit=3, filter={"scopePrefix": "p:rare"})
     assert sorted(h["item"]["id"] for h in hits) == sorted(rare)
+
+
+async def test_the_loop_waits_while_the_log_grows_fast(
+    recalling: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(embedding, "BUSY", 0.0)  # any write is a bulk write
+    pace = embedding.Pace()
+    assert not await pace.busy(recalling.graph)  # a first look has nothing to compare
+    assert not await pace.busy(recalling.graph)  # nothing logged since
+    await recalling.create(content={"text": "one"})
+    assert await pace.busy(recalling.graph)  # the log grew: wait
+    monkeypatch.setattr(embedding, "MAX_WAIT", 0.0)
+    await recalling.create(content={"text": "two"})
+    assert not await pace.busy(recalling.graph)  # waited long enough: a batch now

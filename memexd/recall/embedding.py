@@ -12,6 +12,7 @@ not a command: it writes no event, and a replayed log embeds again.
 
 Writes are never slowed by the model: ingest runs at the engine's pace and
 recall sees an item once its turn comes (``pending`` says how many wait).
+While a bulk write is under way the loop waits for it to end.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import asyncio
 import contextlib
 import json
 import logging
+import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, NamedTuple
 
@@ -33,6 +35,7 @@ if TYPE_CHECKING:
 __all__ = [
     "Backlog",
     "Embedding",
+    "Pace",
     "backlog",
     "embed_waiting",
     "embedding",
@@ -48,6 +51,12 @@ BATCH = 32
 IDLE = 0.5
 #: How long it waits after a fault (engine down, model missing), in seconds.
 PAUSE = 5.0
+#: Events logged per second above which the loop waits for a bulk write to
+#: end: an agent's pace of writes never stops it, an ingest does.
+BUSY = 200.0
+#: The longest it waits for one in a row, in seconds: under writes that never
+#: end, items are still embedded, a batch each time.
+MAX_WAIT = 30.0
 
 
 class Backlog(NamedTuple):
@@ -108,8 +117,12 @@ class Embedding:
                 await self._task
 
     async def _run(self) -> None:
+        pace = Pace()
         while True:
             try:
+                if await pace.busy(self.graph):
+                    await asyncio.sleep(IDLE)
+                    continue
                 done = await embed_waiting(self.graph, self.embedder)
             except MemexError as error:  # the engine is down or busy, no model: later
                 log.warning("embedding paused: %s", error.message)
@@ -117,6 +130,34 @@ class Embedding:
                 continue
             if done == 0:
                 await asyncio.sleep(IDLE)
+
+
+class Pace:
+    """Whether a bulk write is under way: the log grows faster than
+    :data:`BUSY` events a second. The model then waits (up to
+    :data:`MAX_WAIT` in a row): on a machine of few cores, embedding beside
+    an ingest slows the ingest by a fifth, even at the lowest priority
+    (the cores' caches and memory bandwidth are shared)."""
+
+    def __init__(self) -> None:
+        self._head = -1
+        self._at = 0.0
+        self._waiting_since: float | None = None
+
+    async def busy(self, graph: Graph) -> bool:
+        rows = await graph.read("event_head")
+        head, now = (int(rows[0]["head"] or 0) if rows else 0), time.monotonic()
+        rate = (head - self._head) / max(now - self._at, 1e-3) if self._head >= 0 else 0.0
+        self._head, self._at = head, now
+        if rate <= BUSY:
+            self._waiting_since = None
+            return False
+        if self._waiting_since is None:
+            self._waiting_since = now
+        if now - self._waiting_since < MAX_WAIT:
+            return True
+        self._waiting_since = None  # waited long enough: one batch now
+        return False
 
 
 @contextlib.asynccontextmanager

@@ -177,8 +177,11 @@ def _load() -> Any:
 
 
 def _in_the_background() -> None:  # pragma: no cover - runs in the embedding process
-    """The embedding process and the threads its engine starts run at the
-    lowest priority, and stop with the server's process."""
+    """The embedding process and the threads its engine starts run only when
+    nothing else would (Linux's SCHED_IDLE; elsewhere nice 19), and stop
+    with the server's process."""
     die_with_parent()
     with contextlib.suppress(OSError):
         os.nice(19)
+    with contextlib.suppress(OSError, AttributeError):
+        os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
