@@ -1,10 +1,11 @@
 // Live items waiting for an embedding (labelled Unembedded when written or
-// changed), oldest first, with what is embedded of them: their content and
-// the version it was read at (memexd/recall/embedding.py).
+// changed), with what is embedded of them: their content and the version it
+// was read at (memexd/recall/embedding.py). In the engine's own order (by
+// internal node id, which roughly follows creation), not sorted: a sort reads
+// every waiting item for each batch of $limit, and after a bulk ingest or
+// `memexd embed --all` that is every item, each time.
 // @params limit
 MATCH (n:Unembedded)
 WHERE n.retracted = false
-WITH n
-ORDER BY n.seq
-LIMIT $limit
 RETURN n.id AS id, n.version AS version, n.content AS content
+LIMIT $limit

@@ -5,7 +5,11 @@ from __future__ import annotations
 
 import asyncio
 import math
+import multiprocessing
+import time
 from collections.abc import AsyncIterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from typing import Any
 
 import pytest
@@ -14,6 +18,7 @@ from memexd.errors import Unsupported
 from memexd.graph import Graph
 from memexd.memory.text import ensure_index
 from memexd.recall import embedding
+from memexd.recall import model as model_module
 from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index, mark_all
 from memexd.recall.model import DIMENSION, E5Small, text_of
 from tests.conftest import ApiFactory
@@ -358,3 +363,18 @@ async def test_the_loop_waits_while_the_log_grows_fast(
     monkeypatch.setattr(embedding, "MAX_WAIT", 0.0)
     await recalling.create(content={"text": "two"})
     assert not await pace.busy(recalling.graph)  # waited long enough: a batch now
+
+
+def test_the_embedding_process_stops_once_its_parent_is_gone() -> None:
+    """Started as if its parent had died before it could ask for a signal
+    (it has another parent than it was told): it stops by itself."""
+    pool = ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn"),
+                               initializer=model_module._in_the_background,
+                               initargs=(-1,))  # fmt: skip
+    try:
+        started = time.monotonic()
+        with pytest.raises(BrokenProcessPool):
+            pool.submit(time.sleep, 30).result(timeout=20)
+        assert time.monotonic() - started < 20
+    finally:
+        pool.shutdown(wait=False, cancel_futures=True)

@@ -4,7 +4,7 @@ Every write that makes or changes an item's content labels it
 ``Unembedded`` in the same statement (``cypher/item_create``,
 ``cypher/item_update``), so what waits is in the graph itself: a restart,
 a crash or a second server loses nothing and needs no cursor. The
-:class:`Embedding` loop takes the oldest waiting items a batch at a time,
+:class:`Embedding` loop takes waiting items a batch at a time,
 embeds their text in the model's process, and stores each vector only if the
 item is still at the version it read (``cypher/embedding_set``); an item
 changed meanwhile keeps waiting and is embedded again. Storing a vector is

@@ -22,6 +22,7 @@ import math
 import multiprocessing
 import os
 import threading
+import time
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -131,7 +132,7 @@ class E5Small:
         if self._passages is None:
             self._passages = ProcessPoolExecutor(
                 max_workers=1, mp_context=multiprocessing.get_context("spawn"),
-                initializer=_in_the_background,
+                initializer=_in_the_background, initargs=(os.getpid(),),
             )  # fmt: skip
         loop = asyncio.get_running_loop()
         try:
@@ -176,12 +177,21 @@ def _load() -> Any:
         raise Unsupported(f"the embedding model cannot run on this machine: {exc}") from exc
 
 
-def _in_the_background() -> None:  # pragma: no cover - runs in the embedding process
+def _in_the_background(parent: int) -> None:  # pragma: no cover - in the embedding process
     """The embedding process and the threads its engine starts run only when
     nothing else would (Linux's SCHED_IDLE; elsewhere nice 19), and stop
-    with the server's process."""
+    with the server's process: at its death (a signal), and in case that
+    died before the signal was asked for (while this process started), as
+    soon as a watch sees this process has another parent."""
     die_with_parent()
+    threading.Thread(target=_watch, args=(parent,), daemon=True).start()
     with contextlib.suppress(OSError):
         os.nice(19)
     with contextlib.suppress(OSError, AttributeError):
         os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+
+
+def _watch(parent: int) -> None:  # pragma: no cover - in the embedding process
+    while os.getppid() == parent:
+        time.sleep(1.0)
+    os._exit(0)
