@@ -17,6 +17,7 @@ from memexd.graph.migrations import migrate
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.indexed import Bands, prefix_below
 from memexd.memory.validation import Limits
+from memexd.recall.model import DIMENSION
 from memexd.settings import Settings
 from tests.neo4j_server import Neo4jServer, operators
 from tests.support import Api
@@ -207,3 +208,27 @@ async def test_items_written_before_migration_0011_take_their_roots(api: Api) ->
     assert {r["id"]: r["root"] for r in roots} == dict(zip(made, ("t1", "t1", "t2"), strict=True))
     got = await api.ok(FIND, f={"scopePrefix": "t1/"}, limit=10)
     assert [i["id"] for i in got["items"]] == [made[0]]
+
+
+@pytest.mark.parametrize("name", ["embedding_set", "embedding_own"])
+async def test_vectors_are_stored_through_the_id_index(
+    api: Api, engine: EmbeddedFalkor, request: pytest.FixtureRequest, name: str
+) -> None:
+    """A batch of vectors finds its items by id, never by scanning every item
+    waiting for one (after a bulk ingest, that is every item, for each row)."""
+    made = await api.create(content={"text": "waiting"})
+    vector = [1.0] + [0.0] * (DIMENSION - 1)
+    params: dict[str, Any] = (
+        {"rows": [[made["id"], 1, vector]], "model": "m"} if name == "embedding_set"
+        else {"rows": [[made["id"], vector]], "writable": [""]}
+    )  # fmt: skip
+    text, bound = api.graph.queries.get(name).bind(params, {})
+    store = api.store.inner
+    if isinstance(store, FalkorStore):
+        plan = await _falkordb_plan(engine, store, text, bound)
+        assert "Node By Index Scan | (n:Item)" in plan, plan
+        assert "Label Scan" not in plan, plan
+    else:
+        operators = _neo4j_plan(request.getfixturevalue("neo4j"), text, bound)
+        assert any("IndexSeek" in op for op in operators), operators
+        assert not {"NodeByLabelScan", "AllNodesScan"} & set(operators), operators
