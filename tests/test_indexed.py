@@ -134,17 +134,27 @@ async def test_filters_are_planned_as_index_scans(
         {"include_retracted": False, "offset": 0, "limit": 10, "readable": [""]},
         {"filter": fragment, "order": "n.id"},
     )
+    if not isinstance(api.store.inner, FalkorStore):
+        await api.ok(CREATE_ITEMS, i=DECOYS)
+    await _assert_index_seek(api, engine, request, text, params)
+    assert index in fragment.text  # the indexed property, by its name
+
+
+async def _assert_index_seek(
+    api: Api, engine: EmbeddedFalkor, request: pytest.FixtureRequest,
+    text: str, params: dict[str, Any], seeks: tuple[str, ...] = ("NodeIndexSeek",),
+) -> None:  # fmt: skip
+    """The statement finds items through an index on Item (on Neo4j, by one
+    of ``seeks``), never by a scan."""
     store = api.store.inner
     if isinstance(store, FalkorStore):
         plan = await _falkordb_plan(engine, store, text, params)
         assert "Node By Index Scan | (n:Item)" in plan, plan
         assert "Label Scan" not in plan, plan
     else:
-        await api.ok(CREATE_ITEMS, i=DECOYS)
         operators = _neo4j_plan(request.getfixturevalue("neo4j"), text, params)
-        assert any(op.startswith("NodeIndexSeek") for op in operators), operators
+        assert any(op.startswith(seeks) for op in operators), operators
         assert not {"NodeByLabelScan", "AllNodesScan"} & set(operators), operators
-    assert index in fragment.text  # the indexed property, by its name
 
 
 async def _falkordb_plan(
@@ -223,12 +233,5 @@ async def test_vectors_are_stored_through_the_id_index(
         else {"rows": [[made["id"], vector]], "writable": [""]}
     )  # fmt: skip
     text, bound = api.graph.queries.get(name).bind(params, {})
-    store = api.store.inner
-    if isinstance(store, FalkorStore):
-        plan = await _falkordb_plan(engine, store, text, bound)
-        assert "Node By Index Scan | (n:Item)" in plan, plan
-        assert "Label Scan" not in plan, plan
-    else:
-        operators = _neo4j_plan(request.getfixturevalue("neo4j"), text, bound)
-        assert any("IndexSeek" in op for op in operators), operators
-        assert not {"NodeByLabelScan", "AllNodesScan"} & set(operators), operators
+    unique = ("NodeIndexSeek", "NodeUniqueIndexSeek")  # Item's id is unique
+    await _assert_index_seek(api, engine, request, text, bound, unique)

@@ -79,7 +79,8 @@ class Graph:
         parameters, grants and bookmarks in flight at once are one query
         (:mod:`memexd.graph.batching`)."""
         carried = bookmarks.current()
-        key = (name, *sorted(params.items()), self.access.read, carried and carried.given)
+        given = carried.given if carried is not None else ()
+        key = (name, *sorted(params.items()), self.access.read, given)
 
         async def send(ids: list[str]) -> list[Row]:
             return await self.read(name, {**params, ids_param: ids})

@@ -32,13 +32,14 @@ __all__ = ["MAX_IDS", "Batches"]
 MAX_IDS = 256
 
 Send = Callable[[list[str]], Awaitable[list[Row]]]
+IdOf = Callable[[Row], Any]
 
 
 class _Batch:
-    __slots__ = ("carried", "send", "waiters")
+    __slots__ = ("carried", "id_of", "send", "waiters")
 
-    def __init__(self, send: Send) -> None:
-        self.send = send
+    def __init__(self, send: Send, id_of: IdOf) -> None:
+        self.send, self.id_of = send, id_of
         self.waiters: dict[str, list[asyncio.Future[list[Row]]]] = {}
         self.carried: list[bookmarks.Carried] = []
 
@@ -50,39 +51,35 @@ class Batches:
         self._open: dict[Hashable, _Batch] = {}
         self._running: set[asyncio.Task[None]] = set()
 
-    async def read(
-        self, key: Hashable, item_id: str, send: Send, id_of: Callable[[Row], Any]
-    ) -> list[Row]:
+    async def read(self, key: Hashable, item_id: str, send: Send, id_of: IdOf) -> list[Row]:
         """The rows of ``item_id``: those ``send`` returns for a batch of ids
         (read under ``key``: query, parameters, grants) whose ``id_of`` is it."""
         loop = asyncio.get_running_loop()
         batch = self._open.get(key)
         if batch is None:
-            batch = self._open[key] = _Batch(send)
-            loop.call_soon(self._flush, key, batch, id_of)
+            batch = self._open[key] = _Batch(send, id_of)
+            loop.call_soon(self._flush, key, batch)
         waiter: asyncio.Future[list[Row]] = loop.create_future()
         batch.waiters.setdefault(item_id, []).append(waiter)
         if (carried := bookmarks.current()) is not None:
             batch.carried.append(carried)
         if len(batch.waiters) >= MAX_IDS:
-            self._flush(key, batch, id_of)
+            self._flush(key, batch)
         return await waiter
 
-    def _flush(self, key: Hashable, batch: _Batch, id_of: Callable[[Row], Any]) -> None:
+    def _flush(self, key: Hashable, batch: _Batch) -> None:
         if self._open.get(key) is not batch:
             return  # sent already (it was full)
         del self._open[key]
         given = batch.carried[0].given if batch.carried else ()
         context = contextvars.Context()
         shared = context.run(bookmarks.bind_given, given)
-        task = asyncio.get_running_loop().create_task(
-            self._run(batch, shared, id_of), context=context
-        )
+        task = asyncio.get_running_loop().create_task(self._run(batch, shared), context=context)
         self._running.add(task)
         task.add_done_callback(self._running.discard)
 
     @staticmethod
-    async def _run(batch: _Batch, shared: bookmarks.Carried, id_of: Callable[[Row], Any]) -> None:
+    async def _run(batch: _Batch, shared: bookmarks.Carried) -> None:
         try:
             rows = await batch.send(list(batch.waiters))
         except asyncio.CancelledError:
@@ -99,7 +96,7 @@ class Batches:
         bookmarks.hand_on(shared, batch.carried)
         found: dict[Any, list[Row]] = {}
         for row in rows:
-            found.setdefault(id_of(row), []).append(row)
+            found.setdefault(batch.id_of(row), []).append(row)
         for item_id, waiters in batch.waiters.items():
             mine = found.get(item_id, [])
             for waiter in waiters:
