@@ -42,7 +42,7 @@ import httpx
 from _common import GRAPH_NAME, batches, check_graphql, memexd_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from memexd.recall.service import STOP_WORDS
+from memexd.recall.words import STOP_WORDS
 from tests.neo4j_server import Neo4jServer
 
 CACHE = Path.home() / ".cache" / "memexd-bench"

@@ -337,20 +337,6 @@ async def test_the_loop_outlives_a_fault(
     assert flaky.calls == 2
 
 
-CREATE_MANY = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
-
-
-async def test_words_fill_the_limit_past_the_best_matches(recalling: Api) -> None:
-    api = recalling
-    crowd = [{"scope": "p:crowd", "kind": "note", "content": {"text": "alpha alpha alpha"},
-              "author": "u", "sourceKind": "observed", "authority": 0.5}] * 520  # fmt: skip
-    await api.ok(CREATE_MANY, i=crowd)  # the 500 best matches are all outside p:rare
-    rare = [(await api.create(scope="p:rare", content={"text": f"alpha {n}"}))["id"]
-            for n in range(3)]  # fmt: skip
-    hits = await recall(api, "alpha", mode="TEXT", limit=3, filter={"scopePrefix": "p:rare"})
-    assert sorted(h["item"]["id"] for h in hits) == sorted(rare)
-
-
 async def test_the_loop_waits_while_the_log_grows_fast(
     recalling: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:

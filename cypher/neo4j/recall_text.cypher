@@ -1,13 +1,19 @@
-// Recall's text side: items whose content holds any of $words (the
+// Recall's text side: items whose content holds the cue's words (the
 // full-text index item_content, English analyzer), live, readable and
-// matching the filter, best match first, ties by id (grants and filter
-// checked on the $k best matches, as cypher/recall_text says). $words are lower-case
-// letters and digits only (memexd/memory/text.py): joined by Lucene's OR.
-// @params words k limit readable
+// matching the filter, best match first, ties by id; the form and the bounds
+// as cypher/recall_text says (Lucene yields best first, so $scan keeps the
+// best). The words are lower-case letters and digits only
+// (memexd/memory/text.py): '+' marks what must match, Lucene's OR (upper
+// case, so no word is one) joins, and a bare word adds to the score only.
+// @params required every optional scan k limit readable
 CALL db.index.fulltext.queryNodes('item_content',
-  reduce(q = head($words), w IN tail($words) | q + ' OR ' + w))
+  CASE WHEN $every THEN reduce(q = '', w IN $required | q + ' +' + w)
+  ELSE '+(' + reduce(q = head($required), w IN tail($required) | q + ' OR ' + w) + ')' END
+  + reduce(q = '', w IN $optional | q + ' ' + w))
 YIELD node, score
 WITH node AS n, score
+LIMIT $scan
+WITH n, score
 ORDER BY score DESC
 LIMIT $k
 WITH n, score

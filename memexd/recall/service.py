@@ -3,7 +3,8 @@
 Two candidate lists come from the engine, each under the caller's grants and
 filter: the items nearest the cue's embedding (the vector index, or an exact
 scan when the filter is too selective for it: no post-filter starvation) and
-the items whose content holds the cue's words (the full-text index). They
+the items whose content holds the cue's words (the full-text index, within
+the bounds :mod:`memexd.recall.words` sets). They
 are fused by reciprocal rank, then weighed by the item's authority and
 sunk when a readable live item contradicts or supersedes it. Every hit's
 ``why`` names each component and its weight (:mod:`memexd.recall.fusion`).
@@ -12,7 +13,6 @@ sunk when a readable live item contradicts or supersedes it. Every hit's
 from __future__ import annotations
 
 import asyncio
-import re
 import time
 from dataclasses import dataclass
 from enum import Enum
@@ -24,6 +24,7 @@ from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.validation import Limits, check_limit
 from memexd.recall.fusion import Candidate, Hit, fuse
 from memexd.recall.model import Embedder, check_vector
+from memexd.recall.words import text_candidates
 
 __all__ = ["MAX_CUE", "MAX_LIMIT", "POOL", "SCAN", "Recall", "RecallMode", "RecallRequest"]
 
@@ -37,19 +38,6 @@ POOL = 50
 NEAREST = 200
 #: Items an exact vector scan compares at most (newest first).
 SCAN = 20_000
-#: Best text matches checked against grants and filter before all are.
-BEST_MATCHES = 500
-#: Every match: FalkorDB reads LIMIT as 32 bits (2^32 would be LIMIT 0).
-ALL_MATCHES = 2**31 - 1
-#: Words of the cue the text side looks for.
-MAX_WORDS = 32
-_WORD = re.compile(r"\w+")
-#: Words too common to mean anything: Lucene's English stop set, which Neo4j's
-#: analyzer drops; FalkorDB's index keeps them, so recall drops them for both.
-STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their "  # noqa: SIM905
-    "then there these they this to was will with".split()
-)
 
 
 class RecallMode(Enum):
@@ -90,7 +78,7 @@ class Recall:
         # the two sides are independent reads: the engine runs them at once
         by_vector, by_text = await asyncio.gather(
             self._nearest(cue, given, where, pool) if "vector" in sides else _none(),
-            self._words(cue, where, pool) if "text" in sides else _none(),
+            text_candidates(self.graph, cue, where, pool) if "text" in sides else _none(),
         )
         ids = list(dict.fromkeys(c.id for c in by_vector + by_text))
         rows = await self.graph.read("recall_items", {"ids": ids}) if ids else []
@@ -127,19 +115,6 @@ class Recall:
             exact = {"vector": vector, "scan": SCAN, "limit": pool}
             rows = await self.graph.read("recall_vector_exact", exact, filter=where)
         return [Candidate(row["id"], float(row["similarity"]), rank) for rank, row in
-                enumerate(rows, 1)]  # fmt: skip
-
-    async def _words(self, cue: str, where: Fragment, pool: int) -> list[Candidate]:
-        words = list(dict.fromkeys(w.lower() for w in _WORD.findall(cue) if w != "_"))
-        words = [w for w in words if len(w) <= 64 and w not in STOP_WORDS][:MAX_WORDS]
-        if not words:
-            return []
-        params = {"words": words, "k": BEST_MATCHES, "limit": pool}
-        rows = await self.graph.read("recall_text", params, filter=where)
-        if len(rows) < pool:  # grants or filter left too few of the best: all matches
-            params["k"] = ALL_MATCHES
-            rows = await self.graph.read("recall_text", params, filter=where)
-        return [Candidate(row["id"], float(row["score"]), rank) for rank, row in
                 enumerate(rows, 1)]  # fmt: skip
 
 
