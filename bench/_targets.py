@@ -42,6 +42,7 @@ from memexd.memory.filters import MemoryFilter
 from memexd.memory.model import SortKey
 from memexd.memory.reads import ItemReads
 from memexd.memory.validation import Limits
+from memexd.recall import ensure_indexes
 from memexd.settings import Settings
 from memexd.types import GraphStore, Params, Row
 
@@ -121,6 +122,14 @@ async def _record(store: GraphStore, flt: MemoryFilter, sort: SortKey) -> list[t
     return recording.sent
 
 
+async def memexd_schema(store: GraphStore) -> None:
+    """What ``memexd serve`` sets up on a graph: its migrations, then the
+    full-text index as MEMEXD_TEXT_SEARCH says and the vector index, so the
+    raw ingest pays for the same indexes as memexd's."""
+    await migrate(Graph(store))
+    await ensure_indexes(Graph(store), Settings().text_search)
+
+
 def _du(path: Path) -> int:
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
@@ -140,7 +149,7 @@ class FalkorTarget:
     async def _raw_ingest(self, rows: list[dict[str, Any]]) -> float:
         store = FalkorStore.connect(unix_socket=self.server.socket, graph="scale_raw")
         try:
-            await migrate(Graph(store))
+            await memexd_schema(store)
             texts = [encode_params({"rows": [stored_props(r) for r in c]}) + RAW_CREATE
                      for c in batches(rows, BATCH)]  # fmt: skip
             async with raw_client(self.server) as db:
@@ -251,7 +260,7 @@ class Neo4jTarget:
     async def _raw_ingest(self, rows: list[dict[str, Any]]) -> float:
         store = Neo4jStore.connect(self.raw.uri, user=self.raw.user, password=self.raw.password)
         try:
-            await migrate(Graph(store))
+            await memexd_schema(store)
         finally:
             await store.close()
         payload = [[stored_props(r) for r in c] for c in batches(rows, BATCH)]

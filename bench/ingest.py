@@ -6,7 +6,8 @@ One run, the same items (same ids) through each path, each into a fresh graph:
 
 - **raw**: ``UNWIND $rows AS r CREATE (n:Item) SET n = r`` (rows =
   ``records.item_props``, the nodes memexd stores) into a graph with an index
-  on ``Item.id``, and again into one with memexd's indexes and constraints;
+  on ``Item.id``, and again into one with memexd's indexes and constraints
+  (the full-text index included when MEMEXD_TEXT_SEARCH is on, as by default);
   the Cypher texts are encoded before the clock starts: the engine alone.
 - **createItems**: one GraphQL request per batch over HTTP (``items { id }``),
   bodies serialised before the clock starts.
@@ -54,12 +55,11 @@ from _common import (
     raw_query,
     stored_props,
 )
+from _targets import memexd_schema
 from falkordb.asyncio.graph import AsyncGraph
 
-from memexd.graph import Graph
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.falkordb_wire import encode_params
-from memexd.graph.migrations import migrate
 
 RAW_CREATE = "UNWIND $rows AS r CREATE (n:Item) SET n = r"
 RAW_GRAPH = "raw_ingest"
@@ -117,7 +117,7 @@ async def _raw(server: MemexdServer, inputs: list[dict[str, Any]], batch: int) -
         await raw_query(plain, "CREATE INDEX FOR (n:Item) ON (n.id)")
         raw = await _timed(plain, texts, len(rows), "raw UNWIND … CREATE (index on id)")
         store = FalkorStore.connect(unix_socket=server.socket, graph=RAW_SCHEMA_GRAPH)
-        await migrate(Graph(store))
+        await memexd_schema(store)
         await store.close()
         schema = db.select_graph(RAW_SCHEMA_GRAPH)
         with_schema = await _timed(schema, texts, len(rows), "raw, memexd's indexes+constraints")

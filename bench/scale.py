@@ -12,7 +12,8 @@ from ``tools/neo4j``: ``bench/_targets.py``), one run, in this order:
    per request) and the same items by raw batched Cypher (``UNWIND $rows AS r
    CREATE (n:Item) SET n = r``, the same property maps, 1,000 per query; on
    FalkorDB a scratch graph with memexd's indexes on the same engine, on
-   Neo4j a second server with memexd's schema), and another sample through
+   Neo4j a second server with memexd's schema; the full-text index included
+   when MEMEXD_TEXT_SEARCH is on, as by default), and another sample through
    the bulk NDJSON endpoint ``POST /items``: two interleaved rounds of the
    three; items/s and ratios.
 2. **Build** the rest of ``--items`` through the NDJSON endpoint: items

@@ -20,8 +20,8 @@ from memexd.feed.signals import drain_on_exit
 from memexd.feed.store import WakingStore
 from memexd.graph import Graph
 from memexd.graph.open import open_migrated
-from memexd.memory.text import ensure_index
-from memexd.recall.embedding import embedding, ensure_vector_index
+from memexd.recall import ensure_indexes
+from memexd.recall.embedding import embedding
 from memexd.server import explorer, graphiql, nesting
 from memexd.server.http import BodyLimit, BookmarkHeader, Shortcut
 from memexd.server.ingest import PATH as INGEST_PATH
@@ -59,8 +59,7 @@ def create_app(
                 return
             opened, _ = await open_migrated(settings)
             try:
-                await ensure_index(Graph(opened), settings.text_search)
-                await ensure_vector_index(Graph(opened))
+                await ensure_indexes(Graph(opened), settings.text_search)
                 holder.memex = Memex(WakingStore(opened, feed.wake), settings)
                 async with embedding(holder.memex, embeds):
                     yield

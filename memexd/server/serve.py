@@ -20,8 +20,7 @@ import uvicorn
 from memexd.errors import StartupError
 from memexd.graph import Graph
 from memexd.graph.open import open_migrated, open_worker_store
-from memexd.memory.text import ensure_index
-from memexd.recall.embedding import ensure_vector_index
+from memexd.recall import ensure_indexes
 from memexd.server import ingest
 from memexd.server.app import create_app
 from memexd.server.protocol import guarded_protocol
@@ -58,8 +57,7 @@ async def prepare(settings: Settings) -> GraphStore:
     text index as configured: once per server, before anyone serves."""
     store, _ = await open_migrated(settings)
     try:
-        await ensure_index(Graph(store), settings.text_search)
-        await ensure_vector_index(Graph(store))
+        await ensure_indexes(Graph(store), settings.text_search)
     except BaseException:
         await store.close()
         raise
