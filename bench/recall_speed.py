@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -30,6 +29,7 @@ from pathlib import Path
 import httpx
 import numpy
 import orjson
+import redis
 from _common import GRAPH_NAME, Latencies, batches, check_graphql, item_inputs, memexd_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -68,11 +68,8 @@ def units(rng: numpy.random.Generator, count: int) -> list[list[float]]:
 
 
 def used_memory(socket: str) -> int:
-    out = subprocess.run(["redis-cli", "-s", socket, "info", "memory"], capture_output=True,
-                         text=True, check=True).stdout  # fmt: skip
-    return int(
-        next(line.split(":")[1] for line in out.splitlines() if line.startswith("used_memory:"))
-    )
+    with redis.Redis(unix_socket_path=socket) as engine:
+        return int(engine.info("memory")["used_memory"])
 
 
 def main() -> None:
