@@ -63,7 +63,7 @@ def _args() -> argparse.Namespace:
 def units(rng: numpy.random.Generator, count: int) -> list[list[float]]:
     """``count`` random unit vectors (numpy: the client shares the engine's
     two cores, and a million vectors in pure Python took minutes of them)."""
-    v = rng.standard_normal((count, DIMENSION), dtype=numpy.float32)
+    v = rng.standard_normal((count, DIMENSION))
     return numpy.round(v / numpy.linalg.norm(v, axis=1, keepdims=True), 6).tolist()  # type: ignore[no-any-return]
 
 
