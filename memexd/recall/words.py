@@ -10,9 +10,9 @@ side alone. So each cue word's matches are first counted up to ``COMMON``
   at most ``len(words) * COMMON`` matches. A rare word no item the caller can
   read holds is left out, as if no item held it;
 - when every word is common, an item must hold every one of them, and when
-  fewer than the pool do, any of them. Either way the index reads at most
-  ``SCAN`` matches, in its own order (Neo4j's is best first; FalkorDB's is
-  oldest first).
+  fewer than the pool do, any of them. Either way at most ``SCAN`` matches
+  are ranked: FalkorDB's first (its order is oldest first), Neo4j's best
+  (Lucene ranks them all, in the index).
 
 Grants and filters are checked on the best ``BEST_MATCHES`` of a form's
 matches, then on all of them when they leave too few (no post-filter
