@@ -1,20 +1,22 @@
 """Recall latency over HTTP at scale, and the engine memory per item.
 
-Run: ``.venv/bin/python bench/recall_speed.py [--items 100000] [--cues 200]``
+Run: ``.venv/bin/python bench/recall_speed.py [--items 100000] [--cues 200]
+[--words-only]``
 
 A fresh ``memexd serve`` (FalkorDB, default settings: full-text and vector
 indexes on) gets ``--items`` items through ``POST /items``, their text drawn
 from a vocabulary of 20,000 words with Zipf's law (s = 1.1), as natural text
 has it (the load benches' 23-word corpus makes every cue match every item);
-each then gets a
-vector through ``setItemEmbeddings`` (random unit vectors: the model would
-take hours to embed a million items on two cores, and the index's work does
-not depend on where a vector came from). ``--cues`` recalls of random words
-(three words drawn the same way) then run one after another, each mode in
-turn, and the script prints p50,
+each then gets a vector through ``setItemEmbeddings``, 256 a call (random
+unit vectors: the model would take days to embed a million items on two
+cores, and the index's work does not depend on where a vector came from;
+the engine's vector index takes 4-10 ms a vector, so a million take 2
+hours). ``--cues`` recalls of random words (three words drawn the same way)
+then run one after another, each mode in turn, and the script prints p50,
 p99 and mean per mode (the cue's embedding by the model included), and the
 engine's memory per item (``used_memory`` of the engine before the load and
-after, divided by the items).
+after, divided by the items). ``--words-only`` stores no vectors and turns
+embedding off: TEXT recall and the full-text index's memory only.
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import httpx
 import numpy
@@ -34,6 +37,7 @@ from _common import GRAPH_NAME, Latencies, batches, check_graphql, item_inputs, 
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from memexd.recall.model import DIMENSION
+from memexd.recall.vectors import MAX_VECTORS
 
 RECALL = """query($cue: String!, $mode: RecallMode!) {
   recall(input: {cue: $cue, mode: $mode, limit: 10}) { score item { id } } }"""
@@ -57,6 +61,9 @@ def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--cues", type=int, default=200)
+    parser.add_argument("--words-only", action="store_true",
+                        help="no vectors, embedding off: TEXT recall and the full-text "
+                        "index's memory only (minutes at a million items, not hours)")  # fmt: skip
     return parser.parse_args()
 
 
@@ -75,49 +82,64 @@ def used_memory(socket: str) -> int:
 def main() -> None:
     args = _args()
     rng = random.Random(7)
-    numbers = numpy.random.default_rng(7)
     inputs = item_inputs(args.items, rng)
     zipf = Zipf(rng)
     for row in inputs:
         row["content"] = {"text": zipf.text(rng.randint(8, 30))}
-    settings = {"MEMEXD_EMBEDDING": "e5-small", "MEMEXD_TEXT_SEARCH": "true"}
+    embedding = "off" if args.words_only else "e5-small"
+    settings = {"MEMEXD_EMBEDDING": embedding, "MEMEXD_TEXT_SEARCH": "true"}
     with (
         memexd_server(GRAPH_NAME, **settings) as server,
         httpx.Client(base_url=server.base_url, timeout=600) as client,
     ):
         before = used_memory(server.socket)
-        started = time.perf_counter()
-        for chunk in batches(inputs, 20_000):
-            body = b"".join(orjson.dumps(row) + b"\n" for row in chunk)
-            client.post("/items", content=body, headers={"content-type": "application/x-ndjson"})
-        print(f"{args.items:,} items in {time.perf_counter() - started:.1f} s (POST /items)")
-        started = time.perf_counter()
-        for chunk in batches(inputs, 1_000):
-            vectors = units(numbers, len(chunk))
-            entries = [{"id": r["id"], "vector": v} for r, v in zip(chunk, vectors, strict=True)]
-            check_graphql(
-                client.post("/graphql", json={"query": VECTORS, "variables": {"i": entries}})
-            )
-        print(
-            f"{args.items:,} vectors in {time.perf_counter() - started:.1f} s (setItemEmbeddings)"
-        )
+        load(client, inputs)
+        if not args.words_only:
+            store_vectors(client, inputs)
         per_item = (used_memory(server.socket) - before) / args.items
-        print(f"engine memory: {per_item:,.0f} B per item (items, full-text and vector indexes)")
-        for mode in ("HYBRID", "VECTOR", "TEXT"):
-            timings = []
-            for _ in range(args.cues):
-                cue = zipf.text(3)
-                variables = {"cue": cue, "mode": mode}
-                t = time.perf_counter()
-                data = check_graphql(
-                    client.post("/graphql", json={"query": RECALL, "variables": variables})
-                )
-                timings.append((time.perf_counter() - t) * 1000)
-                if not data["recall"]:
-                    raise RuntimeError(f"no hit for {cue!r} in {mode}")
-            lat = Latencies(mode, timings)
-            print(f"recall {mode:<6} @ {args.items:,}: p50 {lat.p50:6.1f} ms  "
-                  f"p99 {lat.pct(99):6.1f} ms  mean {lat.mean:6.1f} ms")  # fmt: skip
+        held = "full-text index" if args.words_only else "full-text and vector indexes"
+        print(f"engine memory: {per_item:,.0f} B per item (items, events, {held})")
+        for mode in ("TEXT",) if args.words_only else ("HYBRID", "VECTOR", "TEXT"):
+            measure(client, zipf, mode, args.cues, args.items)
+
+
+def load(client: httpx.Client, inputs: list[dict[str, Any]]) -> None:
+    started = time.perf_counter()
+    for chunk in batches(inputs, 20_000):
+        body = b"".join(orjson.dumps(row) + b"\n" for row in chunk)
+        client.post("/items", content=body, headers={"content-type": "application/x-ndjson"})
+    print(f"{len(inputs):,} items in {time.perf_counter() - started:.1f} s (POST /items)")
+
+
+def store_vectors(client: httpx.Client, inputs: list[dict[str, Any]]) -> None:
+    numbers = numpy.random.default_rng(7)
+    started = time.perf_counter()
+    for n, chunk in enumerate(batches(inputs, MAX_VECTORS), 1):
+        vectors = units(numbers, len(chunk))
+        entries = [{"id": r["id"], "vector": v} for r, v in zip(chunk, vectors, strict=True)]
+        check_graphql(client.post("/graphql", json={"query": VECTORS, "variables": {"i": entries}}))
+        if n % 400 == 0:
+            print(
+                f"  {n * MAX_VECTORS:,} vectors, {time.perf_counter() - started:.0f} s", flush=True
+            )
+    spent = time.perf_counter() - started
+    print(f"{len(inputs):,} vectors in {spent:.1f} s (setItemEmbeddings)")
+
+
+def measure(client: httpx.Client, zipf: Zipf, mode: str, cues: int, items: int) -> None:
+    timings = []
+    for _ in range(cues):
+        cue = zipf.text(3)
+        t = time.perf_counter()
+        response = client.post(
+            "/graphql", json={"query": RECALL, "variables": {"cue": cue, "mode": mode}}
+        )
+        timings.append((time.perf_counter() - t) * 1000)
+        if not check_graphql(response)["recall"]:
+            raise RuntimeError(f"no hit for {cue!r} in {mode}")
+    lat = Latencies(mode, timings)
+    print(f"recall {mode:<6} @ {items:,}: p50 {lat.p50:6.1f} ms  "
+          f"p99 {lat.pct(99):6.1f} ms  mean {lat.mean:6.1f} ms")  # fmt: skip
 
 
 if __name__ == "__main__":

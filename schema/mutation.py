@@ -42,8 +42,9 @@ class Mutation:
     )
     set_item_embeddings: list[strawberry.ID] = strawberry.mutation(
         resolver=recall_r.set_item_embeddings,
-        description="Store the caller's own vectors on items it may write (all or none; "
-        "no event): recall compares cues with them until the item's content changes.",
+        description="Store the caller's own vectors on items it may write (at most 256 a "
+        "call; all or none; no event): recall compares cues with them until the item's "
+        "content changes.",
     )
     create_edge: EdgeResult = strawberry.mutation(
         resolver=edges_r.create_edge, description="Create a typed edge between two live items."

@@ -21,6 +21,7 @@ from memexd.recall import embedding
 from memexd.recall import model as model_module
 from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index, mark_all
 from memexd.recall.model import DIMENSION, E5Small, text_of
+from memexd.recall.vectors import MAX_VECTORS
 from tests.conftest import ApiFactory
 from tests.support import Api
 
@@ -277,6 +278,17 @@ async def test_own_vectors_all_or_none(recalling: Api, entry: dict[str, Any], co
     bad = {"id": good["id"], "vector": axis(0), **entry}
     entries = [{"id": good["id"], "vector": axis(1)}, bad]
     assert await api.codes(SET_VECTORS, input=entries) == [code]
+    assert await api.snapshot() == before
+
+
+async def test_own_vectors_are_capped_per_call(recalling: Api) -> None:
+    api = recalling
+    before = await api.snapshot()
+    # ids no item has: under the cap the answer would be MEMORY_NOT_FOUND
+    entries = [{"id": f"0190a000-0000-7000-8000-{n:012x}", "vector": axis(n % DIMENSION)}
+               for n in range(MAX_VECTORS + 1)]  # fmt: skip
+    assert await api.codes(SET_VECTORS, input=entries) == ["BAD_USER_INPUT"]
+    assert await api.codes(SET_VECTORS, input=entries[:MAX_VECTORS]) == ["MEMORY_NOT_FOUND"]
     assert await api.snapshot() == before
 
 
