@@ -30,6 +30,7 @@ from functools import partial
 from typing import Any
 
 from memexd.graph import Fragment, Graph
+from memexd.memory.text import MAX_WORD
 from memexd.recall.fusion import Candidate
 
 __all__ = ["ALL_MATCHES", "BEST_MATCHES", "COMMON", "MAX_WORDS", "SCAN", "STOP_WORDS", "cue_words",
@@ -45,8 +46,6 @@ BEST_MATCHES = 500
 ALL_MATCHES = 2**31 - 1
 #: Words of the cue the text side looks for.
 MAX_WORDS = 32
-#: Longest word looked for (longer ones are not words a person types).
-MAX_WORD = 64
 _WORD = re.compile(r"\w+")
 #: Words too common to mean anything: Lucene's English stop set, which Neo4j's
 #: analyzer drops; FalkorDB's index keeps them, so recall drops them for both.
