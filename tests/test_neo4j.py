@@ -155,7 +155,12 @@ def crashing(tmp_path: Path) -> Iterator[tuple[Neo4jServer, str, subprocess.Pope
     """A Neo4j of its own (it gets killed) and a memexd serving on it."""
     server = Neo4jServer(tmp_path / "neo4j", heap_mb=512)
     server.start()
-    url, process = proc.serve(tmp_path / "data", engine=Engine("neo4j", server))
+    # A restarted Neo4j plans its first statements cold; on a loaded machine
+    # that passed the 10 s default query limit (RESOURCE_EXHAUSTED), which is
+    # not what this durability test is about.
+    url, process = proc.serve(
+        tmp_path / "data", engine=Engine("neo4j", server), MEMEXD_QUERY_TIMEOUT_MS="60000"
+    )
     yield server, url, process
     proc.stop(process)
     server.stop()
@@ -169,10 +174,11 @@ def test_kill_9_of_neo4j_during_a_write_stream_loses_nothing_acknowledged(
     server, url, process = crashing
     acknowledged: list[str] = []
     failures: list[str] = []
+    messages: set[str] = set()
     stop = threading.Event()
 
     def writer() -> None:
-        with httpx.Client(timeout=30) as client:
+        with httpx.Client(timeout=90) as client:
             while not stop.is_set():
                 sent = {"query": proc.CREATE_ITEMS, "variables": {"i": proc.item_rows(5)}}
                 try:
@@ -182,6 +188,7 @@ def test_kill_9_of_neo4j_during_a_write_stream_loses_nothing_acknowledged(
                     continue
                 if body.get("errors"):
                     failures.extend(e["extensions"]["code"] for e in body["errors"])
+                    messages.update(e["message"] for e in body["errors"])
                     time.sleep(0.05)
                 else:
                     acknowledged.extend(x["id"] for x in body["data"]["createItems"]["items"])
@@ -198,7 +205,7 @@ def test_kill_9_of_neo4j_during_a_write_stream_loses_nothing_acknowledged(
     finally:
         stop.set()
         thread.join(timeout=60)
-    assert set(failures) == {"UNAVAILABLE"}, failures  # in flight at the kill: not acknowledged
+    assert set(failures) == {"UNAVAILABLE"}, messages  # in flight at the kill: not acknowledged
     query = "query($f: MemoryFilter) { items(filter: $f, limit: 10000) { id } }"
     found = proc.graphql(url, query, f={"scope": "s"})["data"]["items"]
     assert set(acknowledged) <= {x["id"] for x in found}
