@@ -17,11 +17,19 @@ p99 and mean per mode (the cue's embedding by the model included), and the
 engine's memory per item (``used_memory`` of the engine before the load and
 after, divided by the items). ``--words-only`` stores no vectors and turns
 embedding off: TEXT recall and the full-text index's memory only.
+``--own-vectors`` keeps the model out of the server (``MEMEXD_EMBEDDING=off``)
+and sends each cue's vector with it, as a caller with its own vectors does:
+with the model on, it embeds every item waiting while the caller's vectors
+stream in (storing a vector writes no event, so nothing tells it a bulk
+write is under way), and the two share two cores for hours at a million
+items. The script then times the model embedding cues in its own process,
+the part of a recall's time this leaves out.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import itertools
 import random
 import sys
@@ -36,11 +44,11 @@ import redis
 from _common import GRAPH_NAME, Latencies, batches, check_graphql, item_inputs, memexd_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from memexd.recall.model import DIMENSION
+from memexd.recall.model import DIMENSION, E5Small
 from memexd.recall.vectors import MAX_VECTORS
 
-RECALL = """query($cue: String!, $mode: RecallMode!) {
-  recall(input: {cue: $cue, mode: $mode, limit: 10}) { score item { id } } }"""
+RECALL = """query($cue: String!, $mode: RecallMode!, $vector: [Float!]) {
+  recall(input: {cue: $cue, mode: $mode, vector: $vector, limit: 10}) { score item { id } } }"""
 VECTORS = "mutation($i: [ItemEmbeddingInput!]!) { setItemEmbeddings(input: $i) }"
 VOCABULARY = 20_000
 
@@ -64,6 +72,9 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--words-only", action="store_true",
                         help="no vectors, embedding off: TEXT recall and the full-text "
                         "index's memory only (minutes at a million items, not hours)")  # fmt: skip
+    parser.add_argument("--own-vectors", action="store_true",
+                        help="embedding off in the server; cues carry their vectors "
+                        "(the model's cue time is measured apart)")  # fmt: skip
     return parser.parse_args()
 
 
@@ -86,7 +97,7 @@ def main() -> None:
     zipf = Zipf(rng)
     for row in inputs:
         row["content"] = {"text": zipf.text(rng.randint(8, 30))}
-    embedding = "off" if args.words_only else "e5-small"
+    embedding = "off" if args.words_only or args.own_vectors else "e5-small"
     settings = {"MEMEXD_EMBEDDING": embedding, "MEMEXD_TEXT_SEARCH": "true"}
     with (
         memexd_server(GRAPH_NAME, **settings) as server,
@@ -99,8 +110,11 @@ def main() -> None:
         per_item = (used_memory(server.socket) - before) / args.items
         held = "full-text index" if args.words_only else "full-text and vector indexes"
         print(f"engine memory: {per_item:,.0f} B per item (items, events, {held})")
+        cue_vectors = numpy.random.default_rng(11) if args.own_vectors else None
         for mode in ("TEXT",) if args.words_only else ("HYBRID", "VECTOR", "TEXT"):
-            measure(client, zipf, mode, args.cues, args.items)
+            measure(client, zipf, mode, args.cues, args.items, cue_vectors)
+    if args.own_vectors:
+        time_the_model(zipf, args.cues)
 
 
 def load(client: httpx.Client, inputs: list[dict[str, Any]]) -> None:
@@ -126,20 +140,47 @@ def store_vectors(client: httpx.Client, inputs: list[dict[str, Any]]) -> None:
     print(f"{len(inputs):,} vectors in {spent:.1f} s (setItemEmbeddings)")
 
 
-def measure(client: httpx.Client, zipf: Zipf, mode: str, cues: int, items: int) -> None:
+def measure(
+    client: httpx.Client,
+    zipf: Zipf,
+    mode: str,
+    cues: int,
+    items: int,
+    vectors: numpy.random.Generator | None,
+) -> None:
     timings = []
     for _ in range(cues):
         cue = zipf.text(3)
+        variables: dict[str, Any] = {"cue": cue, "mode": mode}
+        if vectors is not None and mode != "TEXT":
+            variables["vector"] = units(vectors, 1)[0]
         t = time.perf_counter()
-        response = client.post(
-            "/graphql", json={"query": RECALL, "variables": {"cue": cue, "mode": mode}}
-        )
+        response = client.post("/graphql", json={"query": RECALL, "variables": variables})
         timings.append((time.perf_counter() - t) * 1000)
         if not check_graphql(response)["recall"]:
             raise RuntimeError(f"no hit for {cue!r} in {mode}")
     lat = Latencies(mode, timings)
     print(f"recall {mode:<6} @ {items:,}: p50 {lat.p50:6.1f} ms  "
           f"p99 {lat.pct(99):6.1f} ms  mean {lat.mean:6.1f} ms")  # fmt: skip
+
+
+def time_the_model(zipf: Zipf, cues: int) -> None:
+    """The model embedding ``cues`` three-word cues, one after another, in
+    this process (as the server's cue thread does)."""
+    model = E5Small()
+    try:
+        asyncio.run(model.query("warm up"))  # the first call loads the model
+        timings = []
+        for _ in range(cues):
+            cue = zipf.text(3)
+            t = time.perf_counter()
+            asyncio.run(model.query(cue))
+            timings.append((time.perf_counter() - t) * 1000)
+    finally:
+        model.close()
+    lat = Latencies("cue", timings)
+    print(f"the model embeds a cue: p50 {lat.p50:6.1f} ms  p99 {lat.pct(99):6.1f} ms  "
+          f"(add to HYBRID and VECTOR above for a server embedding cues)")  # fmt: skip
 
 
 if __name__ == "__main__":
