@@ -64,14 +64,18 @@ class EmbeddingStats:
 
 @strawberry.type(description="MemEX's getStats, computed in the database over the caller's grants.")
 class GraphStats:
-    items: ItemStats = strawberry.field(description="Item counts.")
-    edges: EdgeStats = strawberry.field(description="Edge counts.")
+    """Each part is its own aggregation over the graph, run only when asked
+    for: a client polling ``embeddings`` must not scan every item and edge."""
 
-    @strawberry.field(description="Embedding counts (asked apart: another query).")
+    @strawberry.field(description="Item counts.")
+    async def items(self, info: Info) -> ItemStats:
+        return ItemStats.of(await domain.Stats(info.context.memex.graph).items())
+
+    @strawberry.field(description="Edge counts.")
+    async def edges(self, info: Info) -> EdgeStats:
+        return EdgeStats.of(await domain.Stats(info.context.memex.graph).edges())
+
+    @strawberry.field(description="Embedding counts.")
     async def embeddings(self, info: Info) -> EmbeddingStats:
         counts = await backlog(info.context.memex.graph)
         return EmbeddingStats(waiting=counts.waiting, embedded=counts.embedded)
-
-    @classmethod
-    def of(cls, s: domain.GraphStats) -> GraphStats:
-        return cls(items=ItemStats.of(s.items), edges=EdgeStats.of(s.edges))

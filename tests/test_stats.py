@@ -142,3 +142,16 @@ async def test_stats_over_graphql(wired: ApiFactory) -> None:
         "byScope": [{"key": "s/1", "count": 2}, {"key": "s/2", "count": 1}],
     }  # fmt: skip
     assert got["edges"] == {"total": 0, "active": 0, "byKind": []}
+
+
+async def test_stats_aggregate_only_what_is_asked(wired: ApiFactory) -> None:
+    """A client polling the embedding backlog runs one count, not the item
+    and edge aggregations (each a scan of the graph)."""
+    api = await wired()
+    await api.create(kind="fact", scope="s/1")
+    for query, reads in [("{ stats { embeddings { waiting } } }", 1),
+                         ("{ stats { items { total } } }", 1),
+                         ("{ stats { edges { total } } }", 1), (STATS, 2)]:  # fmt: skip
+        api.store.reads = 0
+        await api.ok(query)
+        assert api.store.reads == reads, query

@@ -48,8 +48,13 @@ class Stats:
         self.graph = graph
 
     async def read(self) -> GraphStats:
-        items = _items(await self.graph.read("stats_items", {}))
-        return GraphStats(items, _edges(await self.graph.read("stats_edges", {})))
+        return GraphStats(await self.items(), await self.edges())
+
+    async def items(self) -> ItemStats:
+        return _items(await self.graph.read("stats_items", {}))
+
+    async def edges(self) -> EdgeStats:
+        return _edges(await self.graph.read("stats_edges", {}))
 
 
 def _items(rows: list[Row]) -> ItemStats:
