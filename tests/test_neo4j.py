@@ -155,9 +155,10 @@ def crashing(tmp_path: Path) -> Iterator[tuple[Neo4jServer, str, subprocess.Pope
     """A Neo4j of its own (it gets killed) and a memexd serving on it."""
     server = Neo4jServer(tmp_path / "neo4j", heap_mb=512)
     server.start()
-    # A restarted Neo4j plans its first statements cold; on a loaded machine
-    # that passed the 10 s default query limit (RESOURCE_EXHAUSTED), which is
-    # not what this durability test is about.
+    # A restarting Neo4j takes connections before its database is up and
+    # holds their transactions meanwhile (a write waited 8.8 s on a quiet
+    # machine): a loaded one passed the 10 s default query limit, which
+    # answers RESOURCE_EXHAUSTED. Not what this durability test is about.
     url, process = proc.serve(
         tmp_path / "data", engine=Engine("neo4j", server), MEMEXD_QUERY_TIMEOUT_MS="60000"
     )
