@@ -85,7 +85,10 @@ def _args() -> argparse.Namespace:
                         "question types; the first N are three types only)")  # fmt: skip
     parser.add_argument("--engine", choices=["falkordb", "neo4j"], default="falkordb")
     parser.add_argument("--dump", type=Path, help="also write every ranking here (JSON)")
-    return parser.parse_args()
+    args = parser.parse_args()
+    if args.every < 1:
+        parser.error("--every must be 1 or more")
+    return args
 
 
 # ---------------------------------------------------------------- data
