@@ -20,6 +20,7 @@ from memexd.memory.text import ensure_index
 from memexd.recall import embedding
 from memexd.recall import model as model_module
 from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index, mark_all
+from memexd.recall.fusion import RRF_K
 from memexd.recall.model import DIMENSION, E5Small, text_of
 from memexd.recall.vectors import MAX_VECTORS
 from tests.conftest import ApiFactory
@@ -103,7 +104,7 @@ async def test_every_hit_explains_its_score(recalling: Api, model: E5Small) -> N
         assert set(why) >= {"fusion", "vector", "text", "relevance", "authority",
                             "contradicted", "superseded", "score"}  # fmt: skip
         parts = [why[s]["weight"] for s in ("vector", "text")]
-        assert math.isclose(why["relevance"], sum(parts) / (1 / 61))  # the weights sum to 1
+        assert math.isclose(why["relevance"], sum(parts) * (RRF_K + 1))  # the weights sum to 1
         product = why["relevance"] * why["authority"]["factor"] * why["contradicted"]["factor"]
         assert math.isclose(hit["score"], product * why["superseded"]["factor"])
         assert why["vector"]["similarity"] == hit["vectorScore"]
