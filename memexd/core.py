@@ -25,9 +25,6 @@ from memexd.recall.service import Recall
 from memexd.recall.vectors import OwnVectors
 from memexd.retrieval.service import Retrieval
 from memexd.settings import Settings
-from memexd.transplant.export import Exporter
-from memexd.transplant.replay import Replay
-from memexd.transplant.slices import Importer
 from memexd.types import GraphStore
 
 __all__ = ["Memex"]
@@ -134,18 +131,6 @@ class Memex:
     @cached_property
     def task_reads(self) -> PlanReads:
         return PlanReads(self.graph, self.limits, TASK)
-
-    @cached_property
-    def replay(self) -> Replay:
-        return Replay(self)
-
-    @cached_property
-    def exporter(self) -> Exporter:
-        return Exporter(self)
-
-    @cached_property
-    def importer(self) -> Importer:
-        return Importer(self)
 
     @cached_property
     def retrieval(self) -> Retrieval:

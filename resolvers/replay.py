@@ -11,6 +11,7 @@ from strawberry.scalars import JSON
 
 from memexd.errors import BadUserInput
 from memexd.memory.validation import Limits
+from memexd.transplant.replay import Replay
 
 __all__ = ["replay_commands", "replay_envelopes"]
 
@@ -40,7 +41,7 @@ async def replay_commands(
 ) -> ReplayResult:
     ctx = info.context
     log = _log(commands, "commands", ctx.memex.limits)
-    return ReplayResult.of(await ctx.memex.replay.commands(log, ctx.origin))
+    return ReplayResult.of(await Replay(ctx.memex).commands(log, ctx.origin))
 
 
 async def replay_envelopes(
@@ -57,4 +58,4 @@ async def replay_envelopes(
 ) -> ReplayResult:
     ctx = info.context
     log = _log(envelopes, "envelopes", ctx.memex.limits)
-    return ReplayResult.of(await ctx.memex.replay.envelopes(log, ctx.origin))
+    return ReplayResult.of(await Replay(ctx.memex).envelopes(log, ctx.origin))

@@ -9,6 +9,8 @@ from memexd.schema.common import Info
 from memexd.schema.transplant import ExportInput, ImportOptions, ImportReport
 from strawberry.scalars import JSON
 
+from memexd.transplant.export import Exporter
+from memexd.transplant.slices import Importer
 from memexd.transplant.slices import ImportOptions as ImportOptionsRecord
 
 __all__ = ["export_slice", "import_slice"]
@@ -18,7 +20,7 @@ async def export_slice(
     info: Info,
     input: Annotated[ExportInput, strawberry.argument(description="Anchors and walks.")],
 ) -> JSON:
-    return JSON(await info.context.memex.exporter.slice(input.options()))
+    return JSON(await Exporter(info.context.memex).slice(input.options()))
 
 
 async def import_slice(
@@ -36,4 +38,4 @@ async def import_slice(
 ) -> ImportReport:
     given = ImportOptionsRecord() if options is None else options.options()
     ctx = info.context
-    return ImportReport.of(await ctx.memex.importer.slice(slice, given, ctx.origin))
+    return ImportReport.of(await Importer(ctx.memex).slice(slice, given, ctx.origin))

@@ -49,6 +49,7 @@ from memexd.graph import Graph
 from memexd.server.app import create_app
 from memexd.settings import Settings
 from memexd.transplant.export import KEYS, Exporter, ExportOptions
+from memexd.transplant.replay import Replay
 from memexd.types import GraphStore
 from tests.engines import fresh_graph
 from tests.memex_session import (
@@ -134,7 +135,7 @@ async def replay(
         done = (await api.ok(REPLAY, c=log))["replayCommands"]
         assert done["applied"] + len(done["skipped"]) == len(log)
         return [(f["index"], f["code"]) for f in done["skipped"]], None
-    outcome = await Memex(store, Settings()).replay.commands(
+    outcome = await Replay(Memex(store, Settings())).commands(
         log, Origin(trace_id=TRACE), keep_events=True
     )
     for e in outcome.events:
@@ -251,7 +252,7 @@ async def replayed(store: GraphStore, log: list[JSON], refused: dict[int, str]) 
              "task": named.task_ids}[what].append(record["id"])  # fmt: skip
     kept = Session(item_ids=named.item_ids, intent_ids=named.intent_ids, task_ids=named.task_ids)
     events = [e for i, c in enumerate(log) if i not in refused for e in fold(kept, c)]
-    outcome = await Memex(store, Settings()).replay.commands(log, Origin(), keep_events=True)
+    outcome = await Replay(Memex(store, Settings())).commands(log, Origin(), keep_events=True)
     assert {f.index: f.code for f in outcome.failures} == refused
     assert all(f.message for f in outcome.failures)
     assert [text(e.payload) for e in outcome.events] == [text(e) for e in events]

@@ -20,15 +20,13 @@ import contextlib
 import logging
 from collections import deque
 from enum import Enum
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from memexd.errors import MemexError, StorageError
 from memexd.events.log import EventLog, LogFilter, Logged
+from memexd.feed.settings import FeedSettings
 
-if TYPE_CHECKING:
-    from memexd.feed.hub import Feed
-
-__all__ = ["FeedStream", "SlowConsumer"]
+__all__ = ["FeedStream", "Head", "SlowConsumer"]
 
 log = logging.getLogger("memexd.feed")
 
@@ -42,6 +40,21 @@ class SlowConsumer(MemexError):
     code = "SLOW_CONSUMER"
 
 
+class Head(Protocol):
+    """What a stream needs of its process's feed (:class:`memexd.feed.hub.Feed`,
+    which holds the streams: a protocol keeps the two modules out of a circle)."""
+
+    settings: FeedSettings
+    #: the last head read, how many times it was read, and whether the feed is closing
+    head: int
+    reads: int
+    closing: bool
+
+    def attach(self, stream: FeedStream) -> None: ...
+
+    def detach(self, stream: FeedStream) -> None: ...
+
+
 class _State(Enum):
     OPEN = "open"
     DONE = "done"  # the feed is closing: the subscription completes
@@ -51,7 +64,7 @@ class _State(Enum):
 class FeedStream:
     """An async iterator of :class:`Logged` events, in log order."""
 
-    def __init__(self, feed: Feed, events: EventLog, flt: LogFilter, position: int) -> None:
+    def __init__(self, feed: Head, events: EventLog, flt: LogFilter, position: int) -> None:
         self.feed = feed
         self.events = events
         self._filter = flt

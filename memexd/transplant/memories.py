@@ -24,7 +24,7 @@ from memexd.memory.batches import BatchWriter, Entry
 from memexd.memory.validation import Limits, ValidItem
 from memexd.transplant.export import KEYS
 from memexd.transplant.slice_parse import memory_record
-from memexd.transplant.slices import ImportOptions, ImportReport
+from memexd.transplant.slices import Importer, ImportOptions, ImportReport
 
 if TYPE_CHECKING:
     from memexd.core import Memex
@@ -57,7 +57,7 @@ async def import_records(
     rewrites references across the whole file): callers keep those small."""
     if options.re_id_on_difference:
         slice_ = {"memories": [raw for _, raw in records]}
-        report = await memex.importer.slice(slice_, options, origin)
+        report = await Importer(memex).slice(slice_, options, origin)
         progress(len(slice_["memories"]))
         return report
     run = _Run(memex, options, origin, progress)
@@ -94,7 +94,7 @@ class _Run:
     ) -> None:
         """An id of the batch exists (or a parent stayed fenced): the batch as a
         slice, through MemEX's table."""
-        part = await self.memex.importer.slice(
+        part = await Importer(self.memex).slice(
             {"memories": [e.tag for e in entries]}, self.options, self.origin
         )
         for bucket in ("created", "updated", "skipped", "conflicts"):

@@ -1,7 +1,7 @@
 """The ``memexd`` command line: serve, migrate, keys, embed, export-schema, export, import, replay.
 
-export, import and replay move MemEX files in and out (``memexd.transplant.cli``);
-embed embeds waiting items now (``memexd.recall.cli``).
+export, import and replay move MemEX files in and out (``memexd.cli.transplant``);
+embed embeds waiting items now (``memexd.cli.embed``).
 
 Anything that stops a command from starting (a bad setting, the port in use, a
 locked or unwritable data directory, a missing engine program, an unreachable
@@ -20,10 +20,9 @@ from typing import Any
 
 from memexd import __version__
 from memexd.access.gate import Gate
+from memexd.cli import embed, transplant
 from memexd.errors import BadUserInput, StartupError
-from memexd.recall import cli as recall_cli
 from memexd.settings import Settings, load_settings
-from memexd.transplant import cli as transplant
 
 __all__ = ["main"]
 
@@ -72,7 +71,7 @@ def _parser() -> argparse.ArgumentParser:
                          help="fold items whose every event is older than N days")  # fmt: skip
     _connection_flags(compact)
 
-    _connection_flags(recall_cli.add_parser(commands))
+    _connection_flags(embed.add_parser(commands))
 
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
     export.add_argument("--output", type=Path, help="write to this file instead of stdout")
@@ -85,7 +84,7 @@ def _parser() -> argparse.ArgumentParser:
 
 
 def _transplant_commands(commands: Any) -> None:
-    """export, import, replay: run by ``memexd.transplant.cli``."""
+    """export, import, replay: run by ``memexd.cli.transplant``."""
     export = commands.add_parser("export", help="write MemEX export JSON (the graph or a slice)")
     export.add_argument("file", metavar="FILE", help="the JSON file to write ('-': stdout)")
     for name in ("memory", "intent", "task"):
@@ -140,7 +139,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
     handler: dict[str, Any] = {
         "serve": _serve, "migrate": _migrate, "keys": _keys, "export-schema": _export,
-        "compact-log": _compact_log, "embed": lambda a: recall_cli.run(a, _settings(a)),
+        "compact-log": _compact_log, "embed": lambda a: embed.run(a, _settings(a)),
     }  # fmt: skip
     try:
         if args.command in transplant.HANDLERS:
@@ -237,7 +236,3 @@ def _export(args: argparse.Namespace) -> int:
     else:
         sys.stdout.write(text)
     return 0
-
-
-if __name__ == "__main__":  # pragma: no cover
-    raise SystemExit(main())

@@ -28,7 +28,7 @@ import orjson
 
 from memexd.errors import BadUserInput, InvalidTimestamp, MemexError, StartupError
 from memexd.settings import Settings
-from memexd.transplant.export import KEYS
+from memexd.transplant.export import KEYS, Exporter
 from memexd.transplant.files import (
     STDIO,
     ExportWriter,
@@ -41,6 +41,8 @@ from memexd.transplant.files import (
     placed_values,
     write_failures,
 )
+from memexd.transplant.replay import Replay
+from memexd.transplant.slices import Importer
 
 if TYPE_CHECKING:
     from memexd.core import Memex
@@ -235,7 +237,8 @@ async def _apply_log(
     path: Path, label: str, envelopes: bool, settings: Settings, bar: _Bar
 ) -> ReplayOutcome:
     async with _core(settings) as memex:
-        run = memex.replay.envelopes if envelopes else memex.replay.commands
+        replay = Replay(memex)
+        run = replay.envelopes if envelopes else replay.commands
         with bar:
             return await run(log_values(path, label), _origin(), progress=bar.advance)
 
@@ -335,7 +338,7 @@ async def _write_slices(
         start = time.perf_counter()
         with bar:
             for page in export_pages(path, label, counts, settings.traversal_max_nodes):
-                part = await memex.importer.slice(page, options, origin)
+                part = await Importer(memex).slice(page, options, origin)
                 for bucket in ("created", "updated", "skipped", "conflicts"):
                     mine, theirs = getattr(report, bucket), getattr(part, bucket)
                     for kind in KEYS:
@@ -379,10 +382,10 @@ async def _read_graph(
 ) -> None:
     async with _core(settings) as memex:
         if options is not None:
-            writer.add(await memex.exporter.slice(options))
+            writer.add(await Exporter(memex).slice(options))
             return
         with bar:
-            async for page in memex.exporter.everything(min(EXPORT_PAGE, settings.max_page)):
+            async for page in Exporter(memex).everything(min(EXPORT_PAGE, settings.max_page)):
                 bar.advance(writer.add(page))
 
 
