@@ -128,17 +128,31 @@ def load(client: httpx.Client, inputs: list[dict[str, Any]]) -> None:
 
 def store_vectors(client: httpx.Client, inputs: list[dict[str, Any]]) -> None:
     numbers = numpy.random.default_rng(7)
-    started = time.perf_counter()
+    started, splits = time.perf_counter(), 0
     for n, chunk in enumerate(batches(inputs, MAX_VECTORS), 1):
         vectors = units(numbers, len(chunk))
         entries = [{"id": r["id"], "vector": v} for r, v in zip(chunk, vectors, strict=True)]
-        check_graphql(client.post("/graphql", json={"query": VECTORS, "variables": {"i": entries}}))
+        splits += send_vectors(client, entries)
         if n % 400 == 0:
             print(
                 f"  {n * MAX_VECTORS:,} vectors, {time.perf_counter() - started:.0f} s", flush=True
             )
     spent = time.perf_counter() - started
-    print(f"{len(inputs):,} vectors in {spent:.1f} s (setItemEmbeddings)")
+    print(f"{len(inputs):,} vectors in {spent:.1f} s (setItemEmbeddings; "
+          f"{splits} calls over the engine's query limit sent again in halves)")  # fmt: skip
+
+
+def send_vectors(client: httpx.Client, entries: list[dict[str, Any]]) -> int:
+    """One call; a call the engine's query limit stopped (RESOURCE_EXHAUSTED:
+    nothing was stored) is sent again in two halves, as a caller would.
+    Returns how many calls were split."""
+    response = client.post("/graphql", json={"query": VECTORS, "variables": {"i": entries}})
+    codes = {e.get("extensions", {}).get("code") for e in response.json().get("errors") or []}
+    if codes != {"RESOURCE_EXHAUSTED"} or len(entries) == 1:
+        check_graphql(response)
+        return 0
+    half = len(entries) // 2
+    return 1 + send_vectors(client, entries[:half]) + send_vectors(client, entries[half:])
 
 
 def measure(
