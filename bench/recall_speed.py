@@ -10,21 +10,21 @@ has it (the load benches' 23-word corpus makes every cue match every item);
 each then gets a vector through ``setItemEmbeddings``, 256 a call (random
 unit vectors: the model would take days to embed a million items on two
 cores, and the index's work does not depend on where a vector came from;
-the engine's vector index takes 4-10 ms a vector, so a million take 2
-hours). ``--cues`` recalls of random words (three words drawn the same way)
-then run one after another, each mode in turn, and the script prints p50,
-p99 and mean per mode (the cue's embedding by the model included), and the
-engine's memory per item (``used_memory`` of the engine before the load and
-after, divided by the items). ``--words-only`` stores no vectors and turns
-embedding off: TEXT recall and the full-text index's memory only.
-``--own-vectors`` keeps the model out of the server (``MEMEXD_EMBEDDING=off``)
-and sends each cue's vector with it, as a caller with its own vectors does:
-with the model on, it embeds items waiting while the caller's vectors
-stream in (storing a vector writes no event, so nothing tells it a bulk
-write is under way); measured at 100,000 items that cost the load ~4%, and
-the option keeps the model's share of the cores out of the figures. The
-script then times the model embedding cues in its own process, the part of
-a recall's time this leaves out.
+FalkorDB's vector index takes 5 ms a vector at first and about 11 ms past
+300,000, so a million take three hours or more). ``--cues`` recalls of
+random words (three words drawn the same way) then run one after another,
+each mode in turn, and the script prints p50, p99 and mean per mode (the
+cue's embedding by the model included), and the engine's memory per item
+(``used_memory`` of the engine before the load and after, divided by the
+items). ``--words-only`` stores no vectors and turns embedding off: TEXT
+recall and the full-text index's memory only. ``--own-vectors`` keeps the
+model out of the server (``MEMEXD_EMBEDDING=off``) and sends each cue's
+vector with it, as a caller with its own vectors does: with the model on, it
+embeds items waiting while the caller's vectors stream in (storing a vector
+writes no event, so nothing tells it a bulk write is under way); measured at
+100,000 items that cost the load ~4%, and the option keeps the model's share
+of the cores out of the figures. The script then times the model embedding
+cues in its own process, the part of a recall's time this leaves out.
 """
 
 from __future__ import annotations
