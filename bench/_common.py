@@ -92,10 +92,18 @@ def _free_port() -> int:
 
 
 @contextmanager
-def memexd_server(graph: str = GRAPH_NAME, **settings: str) -> Iterator[MemexdServer]:
+def memexd_server(
+    graph: str = GRAPH_NAME, keep: Path | None = None, **settings: str
+) -> Iterator[MemexdServer]:
     """Run ``memexd serve`` on a free port and a temp data dir; stop it after.
+    ``keep``: that data dir instead, kept afterwards (a long load measured
+    again later; the engine's socket lives there, so keep its path short).
     ``settings``: extra ``MEMEXD_*`` variables."""
-    data_dir = Path(tempfile.mkdtemp(prefix="mxb-", dir="/tmp")).resolve()
+    if keep is None:
+        data_dir = Path(tempfile.mkdtemp(prefix="mxb-", dir="/tmp")).resolve()
+    else:
+        data_dir = keep.resolve()
+        data_dir.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     env = {**os.environ, "MEMEXD_GRAPH_NAME": graph, **settings}
     argv = [str(_MEMEXD), "serve", "--host", "127.0.0.1", "--port", str(port)]
@@ -110,7 +118,8 @@ def memexd_server(graph: str = GRAPH_NAME, **settings: str) -> Iterator[MemexdSe
         yield server
     finally:
         _stop(server)
-        shutil.rmtree(data_dir, ignore_errors=True)
+        if keep is None:
+            shutil.rmtree(data_dir, ignore_errors=True)
 
 
 def _wait_healthy(server: MemexdServer) -> None:

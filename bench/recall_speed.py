@@ -1,7 +1,9 @@
 """Recall latency over HTTP at scale, and the engine memory per item.
 
 Run: ``.venv/bin/python bench/recall_speed.py [--items 100000] [--cues 200]
-[--words-only]``
+[--words-only] [--own-vectors] [--data-dir DIR]`` (``--data-dir``: the
+loaded engine is kept there, and a second run with the same flags measures
+it again without loading: a million vectors take hours)
 
 A fresh ``memexd serve`` (FalkorDB, default settings: full-text and vector
 indexes on) gets ``--items`` items through ``POST /items``, their text drawn
@@ -73,6 +75,9 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--words-only", action="store_true",
                         help="no vectors, embedding off: TEXT recall and the full-text "
                         "index's memory only (minutes at a million items, not hours)")  # fmt: skip
+    parser.add_argument("--data-dir", type=Path,
+                        help="keep the loaded engine here; run again with the same flags "
+                        "to measure without loading again (keep the path short)")  # fmt: skip
     parser.add_argument("--own-vectors", action="store_true",
                         help="embedding off in the server; cues carry their vectors "
                         "(the model's cue time is measured apart)")  # fmt: skip
@@ -100,15 +105,20 @@ def main() -> None:
         row["content"] = {"text": zipf.text(rng.randint(8, 30))}
     embedding = "off" if args.words_only or args.own_vectors else "e5-small"
     settings = {"MEMEXD_EMBEDDING": embedding, "MEMEXD_TEXT_SEARCH": "true"}
+    unfinished = args.data_dir is not None and args.data_dir.exists()
+    if unfinished and not (args.data_dir / "recall_speed.json").exists():
+        sys.exit(f"{args.data_dir} holds no finished load of this script: remove it first")
     with (
-        memexd_server(GRAPH_NAME, **settings) as server,
+        memexd_server(GRAPH_NAME, keep=args.data_dir, **settings) as server,
         httpx.Client(base_url=server.base_url, timeout=600) as client,
     ):
-        before = used_memory(server.socket)
-        load(client, inputs)
-        if not args.words_only:
-            store_vectors(client, inputs)
-        per_item = (used_memory(server.socket) - before) / args.items
+        loaded = None if args.data_dir is None else args.data_dir / "recall_speed.json"
+        if loaded is not None and loaded.exists():
+            per_item = _reused(loaded, args)
+        else:
+            per_item = _load_all(server, client, inputs, args)
+            if loaded is not None:
+                loaded.write_text(orjson.dumps(_run_of(args) | {"per_item": per_item}).decode())
         held = "full-text index" if args.words_only else "full-text and vector indexes"
         print(f"engine memory: {per_item:,.0f} B per item (items, events, {held})")
         cue_vectors = numpy.random.default_rng(11) if args.own_vectors else None
@@ -116,6 +126,29 @@ def main() -> None:
             measure(client, zipf, mode, args.cues, args.items, cue_vectors)
     if args.own_vectors:
         time_the_model(zipf, args.cues)
+
+
+def _run_of(args: argparse.Namespace) -> dict[str, Any]:
+    return {"items": args.items, "words_only": args.words_only}
+
+
+def _load_all(server: Any, client: httpx.Client, inputs: list[dict[str, Any]],
+              args: argparse.Namespace) -> float:  # fmt: skip
+    """The items and their vectors; the engine's memory per item they took."""
+    before = used_memory(server.socket)
+    load(client, inputs)
+    if not args.words_only:
+        store_vectors(client, inputs)
+    return (used_memory(server.socket) - before) / int(args.items)
+
+
+def _reused(loaded: Path, args: argparse.Namespace) -> float:
+    """A data dir this script loaded before, with the same items: measure only."""
+    run = orjson.loads(loaded.read_bytes())
+    if {k: run[k] for k in _run_of(args)} != _run_of(args):
+        sys.exit(f"{loaded.parent} was loaded with {run}, not {_run_of(args)}")
+    print(f"{args.items:,} items (and vectors) loaded before in {loaded.parent}")
+    return float(run["per_item"])
 
 
 def load(client: httpx.Client, inputs: list[dict[str, Any]]) -> None:
