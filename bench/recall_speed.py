@@ -12,7 +12,7 @@ has it (the load benches' 23-word corpus makes every cue match every item);
 each then gets a vector through ``setItemEmbeddings``, 256 a call (random
 unit vectors: the model would take days to embed a million items on two
 cores, and the index's work does not depend on where a vector came from;
-FalkorDB's vector index takes 5 ms a vector at first and about 11 ms past
+FalkorDB's vector index takes 5 ms a vector at first and over 12 ms past
 300,000, so a million take three hours or more). ``--cues`` recalls of
 random words (three words drawn the same way) then run one after another,
 each mode in turn, and the script prints p50, p99 and mean per mode (the
