@@ -16,6 +16,7 @@ import sys
 import time
 from typing import Any
 
+from memexd.cli.progress import Bar
 from memexd.errors import MemexError, StartupError
 from memexd.graph import Graph
 from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index, mark_all
@@ -87,29 +88,7 @@ async def _mark(graph: Graph, model: str, args: argparse.Namespace) -> None:
 
 
 async def _embed(graph: Graph, model: E5Small, total: int, args: argparse.Namespace) -> int:
-    progress = _bar(args)
-    task = None if progress is None else progress.add_task("embedding", total=total)
-    done = 0
-    if progress is not None:
-        progress.start()
-    try:
+    with Bar(args, "embedding", total) as bar:
         while count := await embed_waiting(graph, model):
-            done += count
-            if progress is not None:
-                progress.advance(task, count)
-    finally:
-        if progress is not None:
-            progress.stop()
-    return done
-
-
-def _bar(args: argparse.Namespace) -> Any:
-    if args.quiet or not (args.progress or sys.stderr.isatty()):
-        return None
-    from rich import progress as p
-    from rich.console import Console
-
-    return p.Progress(
-        p.TextColumn("embedding"), p.BarColumn(), p.MofNCompleteColumn(), p.TimeElapsedColumn(),
-        p.TimeRemainingColumn(), console=Console(stderr=True),
-    )  # fmt: skip
+            bar.advance(count)
+    return bar.done.count

@@ -19,13 +19,13 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from uuid import uuid4
 
 import orjson
 
+from memexd.cli.progress import Bar, Done
 from memexd.errors import BadUserInput, InvalidTimestamp, MemexError, StartupError
 from memexd.settings import Settings
 from memexd.transplant.export import KEYS, Exporter
@@ -76,45 +76,6 @@ async def _core(settings: Settings) -> AsyncIterator[Memex]:
         await store.close()
 
 
-@dataclass
-class _Done:
-    """How many entries a run has processed (told when it stops half-way)."""
-
-    count: int = 0
-
-
-class _Bar:
-    """A rich progress bar on stderr (when wanted) that also counts into ``done``."""
-
-    def __init__(self, args: argparse.Namespace, what: str, total: int | None, done: _Done) -> None:
-        self.done = done
-        self.progress: Any = None
-        if args.quiet or not (args.progress or sys.stderr.isatty()):
-            return
-        from rich import progress as p
-        from rich.console import Console
-
-        self.progress = p.Progress(
-            p.TextColumn(what), p.BarColumn(), p.MofNCompleteColumn(), p.TimeElapsedColumn(),
-            p.TimeRemainingColumn(), console=Console(stderr=True),
-        )  # fmt: skip
-        self.task = self.progress.add_task(what, total=total)
-
-    def __enter__(self) -> _Bar:
-        if self.progress is not None:
-            self.progress.start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self.progress is not None:
-            self.progress.stop()
-
-    def advance(self, count: int) -> None:
-        self.done.count += count
-        if self.progress is not None:
-            self.progress.advance(self.task, count)
-
-
 def _say(args: argparse.Namespace, text: str, *, data_on_stdout: bool = False) -> None:
     if not args.quiet:
         print(text, file=sys.stderr if data_on_stdout else sys.stdout, flush=True)
@@ -141,12 +102,12 @@ def _origin() -> Origin:
     return Origin(trace_id=uuid4().hex)
 
 
-def _guarded(run: Callable[[argparse.Namespace, Settings, _Done], int]) -> Any:
+def _guarded(run: Callable[[argparse.Namespace, Settings, Done], int]) -> Any:
     """``run`` with faults that are not a bad file (engine down, a limit) as
     one line and exit status 1, saying what was done before."""
 
     def handler(args: argparse.Namespace, settings: Settings) -> int:
-        done = _Done()
+        done = Done()
         signal.signal(signal.SIGTERM, _interrupt)  # stop as on Ctrl-C: the engine is closed
         try:
             return run(args, settings, done)
@@ -171,7 +132,7 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def _kept(args: argparse.Namespace, done: _Done) -> str:
+def _kept(args: argparse.Namespace, done: Done) -> str:
     if args.command == "export":
         return f"; {args.file} was not written" if args.file != STDIO else ""
     what = "records imported" if args.command == "import" else "entries replayed"
@@ -181,13 +142,13 @@ def _kept(args: argparse.Namespace, done: _Done) -> str:
 # ---------------------------------------------------------------- replay
 
 
-def _replay(args: argparse.Namespace, settings: Settings, done: _Done) -> int:
+def _replay(args: argparse.Namespace, settings: Settings, done: Done) -> int:
     label = _label(args.file)
     target = args.failures or (None if args.file == STDIO else f"{args.file}.failures.ndjson")
     with local_copy(args.file) as path, _output_or_none(target) as failures:
         total, envelopes = _scan(path, label, args)
         what = "envelopes" if envelopes else "commands"
-        bar = _Bar(args, f"replaying {what}", total, done)
+        bar = Bar(args, f"replaying {what}", total, done)
         start = time.perf_counter()
         outcome = asyncio.run(_apply_log(path, label, envelopes, settings, bar))
         seconds = time.perf_counter() - start
@@ -234,7 +195,7 @@ def _scan(path: Path, label: str, args: argparse.Namespace) -> tuple[int, bool]:
 
 
 async def _apply_log(
-    path: Path, label: str, envelopes: bool, settings: Settings, bar: _Bar
+    path: Path, label: str, envelopes: bool, settings: Settings, bar: Bar
 ) -> ReplayOutcome:
     async with _core(settings) as memex:
         replay = Replay(memex)
@@ -246,7 +207,7 @@ async def _apply_log(
 # ---------------------------------------------------------------- import
 
 
-def _import(args: argparse.Namespace, settings: Settings, done: _Done) -> int:
+def _import(args: argparse.Namespace, settings: Settings, done: Done) -> int:
     from memexd.intents.records import check_scope
     from memexd.transplant.slices import ImportOptions
 
@@ -264,7 +225,7 @@ def _import(args: argparse.Namespace, settings: Settings, done: _Done) -> int:
                 f"{label}: --re-id needs the whole file in one import, and it holds {total:,} "
                 f"records, more than {page:,} (MEMEXD_TRAVERSAL_MAX_NODES)"
             )
-        bar = _Bar(args, "importing", total, done)
+        bar = Bar(args, "importing", total, done)
         write = _write_records if records else _write_slices
         report, seconds = asyncio.run(write(path, label, counts, options, settings, bar))
         if report_file is not None:
@@ -295,7 +256,7 @@ def _check_records(path: Path, label: str, settings: Settings) -> dict[str, int]
 
 async def _write_records(
     path: Path, label: str, counts: dict[str, int], options: ImportOptions,
-    settings: Settings, bar: _Bar,
+    settings: Settings, bar: Bar,
 ) -> tuple[ImportReport, float]:  # fmt: skip
     """The report and the seconds the writing took (from a ready engine)."""
     from memexd.transplant.memories import import_records
@@ -328,7 +289,7 @@ def _check_slice(path: Path, label: str, settings: Settings) -> dict[str, int]:
 
 async def _write_slices(
     path: Path, label: str, counts: dict[str, int], options: ImportOptions,
-    settings: Settings, bar: _Bar,
+    settings: Settings, bar: Bar,
 ) -> tuple[ImportReport, float]:  # fmt: skip
     """The report and the seconds the writing took (from a ready engine)."""
     from memexd.transplant.slices import ImportReport
@@ -350,7 +311,7 @@ async def _write_slices(
 # ---------------------------------------------------------------- export
 
 
-def _export(args: argparse.Namespace, settings: Settings, done: _Done) -> int:
+def _export(args: argparse.Namespace, settings: Settings, done: Done) -> int:
     from memexd.transplant.export import ExportOptions
 
     options = ExportOptions(
@@ -364,7 +325,7 @@ def _export(args: argparse.Namespace, settings: Settings, done: _Done) -> int:
     if not anchored and any(walks):
         raise BadUserInput("--include-… walks from anchors: give --memory-ids, --intent-ids or "
                            "--task-ids (with none, the whole graph is exported)")  # fmt: skip
-    bar = _Bar(args, "exporting", None, done)
+    bar = Bar(args, "exporting", None, done)
     start = time.perf_counter()
     with output(args.file) as out:
         writer = ExportWriter(out)
@@ -378,7 +339,7 @@ def _export(args: argparse.Namespace, settings: Settings, done: _Done) -> int:
 
 
 async def _read_graph(
-    options: ExportOptions | None, writer: ExportWriter, settings: Settings, bar: _Bar
+    options: ExportOptions | None, writer: ExportWriter, settings: Settings, bar: Bar
 ) -> None:
     async with _core(settings) as memex:
         if options is not None:
