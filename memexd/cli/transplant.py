@@ -28,7 +28,7 @@ import orjson
 from memexd.cli.progress import Bar, Done
 from memexd.errors import BadUserInput, InvalidTimestamp, MemexError, StartupError
 from memexd.settings import Settings
-from memexd.transplant.export import KEYS, Exporter
+from memexd.transplant.export import KEYS, Exporter, ExportOptions
 from memexd.transplant.files import (
     STDIO,
     ExportWriter,
@@ -41,15 +41,12 @@ from memexd.transplant.files import (
     placed_values,
     write_failures,
 )
-from memexd.transplant.replay import Replay
-from memexd.transplant.slices import Importer
+from memexd.transplant.replay import Replay, ReplayOutcome
+from memexd.transplant.slices import Importer, ImportOptions, ImportReport, parse_slice
 
 if TYPE_CHECKING:
     from memexd.core import Memex
     from memexd.events.vocabulary import Origin
-    from memexd.transplant.export import ExportOptions
-    from memexd.transplant.replay import ReplayOutcome
-    from memexd.transplant.slices import ImportOptions, ImportReport
 
 __all__ = ["HANDLERS"]
 
@@ -209,7 +206,6 @@ async def _apply_log(
 
 def _import(args: argparse.Namespace, settings: Settings, done: Done) -> int:
     from memexd.intents.records import check_scope
-    from memexd.transplant.slices import ImportOptions
 
     if args.scope is not None:
         check_scope(args.scope)
@@ -272,9 +268,7 @@ async def _write_records(
 
 def _check_slice(path: Path, label: str, settings: Settings) -> dict[str, int]:
     """Every record checked as ``parse_slice`` checks it; the count per kind."""
-    from memexd.errors import InvalidTimestamp
     from memexd.memory.validation import Limits
-    from memexd.transplant.slices import parse_slice
 
     limits, counts = Limits.of(settings), dict.fromkeys(KEYS, 0)
     for kind, record in export_records(path, label):
@@ -292,8 +286,6 @@ async def _write_slices(
     settings: Settings, bar: Bar,
 ) -> tuple[ImportReport, float]:  # fmt: skip
     """The report and the seconds the writing took (from a ready engine)."""
-    from memexd.transplant.slices import ImportReport
-
     report, origin = ImportReport(), _origin()
     async with _core(settings) as memex:
         start = time.perf_counter()
@@ -312,8 +304,6 @@ async def _write_slices(
 
 
 def _export(args: argparse.Namespace, settings: Settings, done: Done) -> int:
-    from memexd.transplant.export import ExportOptions
-
     options = ExportOptions(
         args.memory_ids, args.intent_ids, args.task_ids, args.include_parents,
         args.include_children, args.include_aliases, args.include_related_tasks,
