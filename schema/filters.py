@@ -6,6 +6,7 @@ from datetime import UTC, datetime, timedelta
 from enum import Enum
 
 import strawberry
+from memexd.schema.lifecycle import Lifecycle, Priority, value
 from strawberry.scalars import JSON
 
 from memexd.errors import InvalidTimestamp
@@ -181,6 +182,21 @@ class MemoryFilter:
     meta_has: list[str] | None = strawberry.field(
         default=None, description="Dot paths that must exist in meta."
     )
+    lifecycle: list[Lifecycle] | None = strawberry.field(
+        default=None, description="One of these tiers."
+    )
+    priority: list[Priority] | None = strawberry.field(
+        default=None, description="One of these priorities."
+    )
+    tags_any: list[str] | None = strawberry.field(
+        default=None, description="Carries at least one of these tags."
+    )
+    tags_all: list[str] | None = strawberry.field(
+        default=None, description="Carries every one of these tags."
+    )
+    session_id: str | None = strawberry.field(
+        default=None, description="Belongs to this session (`meta.session_id`)."
+    )
     or_: list[MemoryFilter] | None = strawberry.field(
         name="or",
         default=None,
@@ -207,6 +223,9 @@ class MemoryFilter:
             created_before=_ms(created.before, "created.before"),
             created_after=_ms(created.after, "created.after"),
             meta=self.meta, meta_has=self.meta_has,
+            lifecycle=None if self.lifecycle is None else [value(v) for v in self.lifecycle],
+            priority=None if self.priority is None else [value(v) for v in self.priority],
+            tags_any=self.tags_any, tags_all=self.tags_all, session_id=self.session_id,
             not_=None if self.not_ is None else self.not_.draft(),
             or_=None if self.or_ is None else [o.draft() for o in self.or_],
         )  # fmt: skip

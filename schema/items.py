@@ -13,10 +13,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import strawberry
 from memexd.schema.common import Direction, Info, flat
 from memexd.schema.events import Event
+from memexd.schema.lifecycle import TAGS, Lifecycle, Priority, value
 from strawberry.scalars import JSON
 
 from memexd.events.vocabulary import Event as EventRecord
 from memexd.ids import ms_to_datetime
+from memexd.memory.lifecycle import tiering
 from memexd.memory.model import Item, ItemPatch, NewItem
 from memexd.recall.model import summary
 
@@ -65,6 +67,14 @@ class MemoryItem:
     created_at: datetime = strawberry.field(description="Creation time, read from the id.")
     retracted: bool = strawberry.field(
         description="Retracted items are tombstones, invisible unless asked for."
+    )
+    lifecycle: Lifecycle = strawberry.field(
+        description='Its tier (default PROJECT); kept in `meta.memexd` (README, "Lifecycle").'
+    )
+    priority: Priority = strawberry.field(description="Its priority (default P2).")
+    tags: list[str] = strawberry.field(description="Its tags, unique and sorted.")
+    session_id: str | None = strawberry.field(
+        description="The session it belongs to: `meta.session_id`."
     )
 
     @classmethod
@@ -173,6 +183,10 @@ _FIELDS: dict[str, Callable[[Item], Any]] = {
     "meta": lambda i: None if i.meta is None else JSON(i.meta),
     "created_at": lambda i: ms_to_datetime(i.created_at),
     "retracted": lambda i: i.retracted,
+    "lifecycle": lambda i: Lifecycle(tiering(i.meta).lifecycle),
+    "priority": lambda i: Priority(tiering(i.meta).priority),
+    "tags": lambda i: list(tiering(i.meta).tags),
+    "session_id": lambda i: tiering(i.meta).session_id,
 }
 
 
@@ -208,6 +222,10 @@ _ITEM_FIELDS = {
     "intent_id": "The intent it serves.",
     "task_id": "The task that produced it.",
     "meta": "Free-form JSON object (agent_id, session_id, tags…), filterable by dot path.",
+    "lifecycle": "Its tier: EPHEMERAL, SESSION, TASK or PROJECT (the default).",
+    "priority": "Its priority, P0 (highest) to P3; P2 by default.",
+    "tags": TAGS,
+    "session_id": "The session it belongs to (stored as `meta.session_id`).",
 }
 
 
@@ -231,6 +249,10 @@ class MemoryItemInput:
     intent_id: strawberry.ID | None = strawberry.field(default=None, description=_d("intent_id"))
     task_id: strawberry.ID | None = strawberry.field(default=None, description=_d("task_id"))
     meta: JSON | None = strawberry.field(default=None, description=_d("meta"))
+    lifecycle: Lifecycle | None = strawberry.field(default=None, description=_d("lifecycle"))
+    priority: Priority | None = strawberry.field(default=None, description=_d("priority"))
+    tags: list[str] | None = strawberry.field(default=None, description=_d("tags"))
+    session_id: str | None = strawberry.field(default=None, description=_d("session_id"))
 
     def draft(self) -> NewItem:
         return NewItem(
@@ -238,6 +260,8 @@ class MemoryItemInput:
             author=self.author, source_kind=self.source_kind, authority=self.authority,
             parents=self.parents, conviction=self.conviction, importance=self.importance,
             intent_id=self.intent_id, task_id=self.task_id, meta=self.meta,
+            lifecycle=value(self.lifecycle), priority=value(self.priority), tags=self.tags,
+            session_id=self.session_id,
         )  # fmt: skip
 
 
@@ -265,6 +289,12 @@ class MemoryItemPatch:
     meta: JSON | None = strawberry.field(
         default=None, description="Keys to set in meta (a shallow merge)."
     )
+    lifecycle: Lifecycle | None = strawberry.field(default=None, description=_d("lifecycle"))
+    priority: Priority | None = strawberry.field(default=None, description=_d("priority"))
+    tags: list[str] | None = strawberry.field(
+        default=None, description="The new tag list (replaces the old one)."
+    )
+    session_id: str | None = strawberry.field(default=None, description=_d("session_id"))
 
     def draft(self) -> ItemPatch:
         return ItemPatch(
@@ -272,6 +302,8 @@ class MemoryItemPatch:
             source_kind=self.source_kind, parents=self.parents, authority=self.authority,
             conviction=self.conviction, importance=self.importance,
             intent_id=self.intent_id, task_id=self.task_id, meta=self.meta,
+            lifecycle=value(self.lifecycle), priority=value(self.priority), tags=self.tags,
+            session_id=self.session_id,
         )  # fmt: skip
 
 

@@ -118,6 +118,8 @@ DECOYS = [{"content": {"i": i}, "scope": f"tenant:z/{i}", "kind": "note", "autho
         (MemoryFilter(meta={"agent_id": "a1"}), "n.`meta.agent_id` = $f0_value"),
         (MemoryFilter(meta={"session_id": "s"}), "n.`meta.session_id` = $f0_value"),
         (MemoryFilter(kind="fact"), "n.kind = $f0_value"),
+        (MemoryFilter(lifecycle=["SESSION"]), "n.lifecycle = $f0_value"),
+        (MemoryFilter(priority=["P0"]), "n.priority = $f0_value"),
     ],
 )
 async def test_filters_are_planned_as_index_scans(
@@ -127,7 +129,8 @@ async def test_filters_are_planned_as_index_scans(
     flt: MemoryFilter,
     index: str,
 ) -> None:
-    await api.create(scope="tenant:a/x", kind="fact", meta={"agent_id": "a1", "session_id": "s"})
+    await api.create(scope="tenant:a/x", kind="fact", meta={"agent_id": "a1", "session_id": "s"},
+                     lifecycle="SESSION", priority="P0")  # fmt: skip
     fragment = to_cypher(prepare(flt, Limits.of(Settings()), 0), api.graph)
     query = api.graph.queries.get("item_find")
     text, params = query.bind(
@@ -138,6 +141,25 @@ async def test_filters_are_planned_as_index_scans(
         await api.ok(CREATE_ITEMS, i=DECOYS)
     await _assert_index_seek(api, engine, request, text, params)
     assert index in fragment.text  # the indexed property, by its name
+
+
+async def test_tags_are_planned_as_an_index_scan(
+    api: Api, engine: EmbeddedFalkor, request: pytest.FixtureRequest
+) -> None:
+    """FalkorDB's index on the tag list serves membership alone; Neo4j's
+    range indexes hold no list elements (migrations/neo4j/0013), so there
+    tags are checked on the candidates of an indexed condition beside them."""
+    await api.create(tags=["x", "y"], lifecycle="SESSION")
+    flt = MemoryFilter(tags_any=["x", "z"])
+    if not isinstance(api.store.inner, FalkorStore):
+        await api.ok(CREATE_ITEMS, i=DECOYS)
+        flt = MemoryFilter(tags_any=["x", "z"], lifecycle=["SESSION"])
+    fragment = to_cypher(prepare(flt, Limits.of(Settings()), 0), api.graph)
+    text, params = api.graph.queries.get("item_find").bind(
+        {"include_retracted": False, "offset": 0, "limit": 10, "readable": [""]},
+        {"filter": fragment, "order": "n.id"},
+    )
+    await _assert_index_seek(api, engine, request, text, params)
 
 
 async def _assert_index_seek(

@@ -32,7 +32,7 @@ from memexd.memory import validation as check
 from memexd.memory.filters import Expr, MemoryFilter, Range, conjoin, order_by, prepare, to_cypher
 from memexd.memory.meta import flatten_meta
 from memexd.memory.model import Item, ItemPatch, SortKey
-from memexd.memory.records import item_from_row, item_props, nulls_apart
+from memexd.memory.records import item_from_row, item_props, meta_props, nulls_apart
 from memexd.memory.retraction import Retraction, RetractionEvents, placement
 from memexd.memory.validation import Limits
 
@@ -322,5 +322,5 @@ def _props(current: Item, merged: check.ValidItem, partial: dict[str, Any]) -> d
         stored = item_props(merged.item, merged.content_json, merged.meta_json)
         props["meta"] = stored["meta"]
         props.update(dict.fromkeys(flatten_meta(current.meta)))
-        props.update(flatten_meta(merged.item.meta))
+        props.update(meta_props(merged.item.meta))
     return props

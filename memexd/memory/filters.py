@@ -31,6 +31,7 @@ from memexd.errors import BadUserInput
 from memexd.graph import Graph
 from memexd.graph.cypher import Fragment
 from memexd.memory.indexed import INDEXED_META, SELECTIVE, prefix_below
+from memexd.memory.lifecycle import check_lifecycle, check_priority, check_tags
 from memexd.memory.meta import canonical_json, path_keys
 from memexd.memory.model import SortKey
 from memexd.memory.validation import (
@@ -104,6 +105,11 @@ class MemoryFilter:
     created_after: Any = None
     meta: Any = None
     meta_has: Any = None
+    lifecycle: Any = None
+    priority: Any = None
+    tags_any: Any = None
+    tags_all: Any = None
+    session_id: Any = None
     not_: MemoryFilter | None = None
     #: ``None`` or empty: no condition (MemEX's ``or: []`` matches everything).
     or_: Sequence[MemoryFilter] | None = None
@@ -253,7 +259,7 @@ def _build(f: MemoryFilter, limits: Limits, now_ms: int, depth: int) -> Expr:
     if not isinstance(f, MemoryFilter):
         raise BadUserInput("must be a filter object", field="filter")
     parts: list[Expr] = []
-    for step in (_id_lists, _equalities, _ranges, _parents, _time, _meta):
+    for step in (_id_lists, _equalities, _ranges, _parents, _time, _meta, _tiering):
         parts.extend(step(f, limits, now_ms))
     if f.not_ is not None:
         parts.append(_Not(_build(f.not_, limits, now_ms, depth + 1)))
@@ -414,6 +420,35 @@ def _meta_eq(scalar: str, as_json: str, value: Any, limits: Limits) -> Predicate
         return _p("meta_eq", key=scalar, value=value)
     json_value(value, "filter.meta", max_bytes=limits.max_content_bytes)
     return _p("meta_eq", key=as_json, value=canonical_json(value))
+
+
+def _tiering(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
+    """The lifecycle fields: a list of tiers or priorities is any of them,
+    each an indexed equality; ``tagsAny`` / ``tagsAll`` any or all tags."""
+    out: list[Expr] = []
+    for name, values, label, check in (
+        ("lifecycle_eq", f.lifecycle, "lifecycle", check_lifecycle),
+        ("priority_eq", f.priority, "priority", check_priority),
+    ):
+        if values is not None:
+            field = f"filter.{label}"
+            if not isinstance(values, list | tuple) or not values:
+                raise BadUserInput("must be a non-empty list", field=field)
+            out.append(_any_of(name, sorted({check(v, field) for v in values})))
+    for op, tags, label in (("OR", f.tags_any, "tagsAny"), ("AND", f.tags_all, "tagsAll")):
+        if tags is not None:
+            checked = check_tags(tags, f"filter.{label}")
+            if not checked:
+                raise BadUserInput("must name at least one tag", field=f"filter.{label}")
+            out.append(_Junction(op, tuple(_p("tag_in", value=t) for t in checked)))
+    if f.session_id is not None:
+        out.append(_p("meta_session_id_eq", value=check_text(f.session_id, "filter.sessionId")))
+    return out
+
+
+def _any_of(name: str, values: list[str]) -> Expr:
+    parts = tuple(_p(name, value=v) for v in values)
+    return parts[0] if len(parts) == 1 else _Junction("OR", parts)
 
 
 # ---------------------------------------------------------------- sorting

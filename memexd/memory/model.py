@@ -93,6 +93,11 @@ class NewItem:
     intent_id: Any = None
     task_id: Any = None
     meta: Any = None
+    #: The lifecycle fields (memexd.memory.lifecycle): folded into ``meta``.
+    lifecycle: Any = None
+    priority: Any = None
+    tags: Any = None
+    session_id: Any = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,6 +116,11 @@ class ItemPatch:
     intent_id: Any = None
     task_id: Any = None
     meta: Any = None
+    #: The lifecycle fields: folded into ``meta`` when the patch is applied.
+    lifecycle: Any = None
+    priority: Any = None
+    tags: Any = None
+    session_id: Any = None
 
     def given(self) -> dict[str, Any]:
         """The fields set, by name (tuples of parents as lists)."""

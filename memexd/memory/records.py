@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 
 from memexd.graph.numbers import exact, exact_or_none
+from memexd.memory.lifecycle import node_props
 from memexd.memory.meta import dump_json, flatten_meta
 from memexd.memory.model import Edge, Item
 from memexd.types import JSONObject, Row
@@ -21,6 +22,7 @@ __all__ = [
     "item_json_text",
     "item_props",
     "item_row",
+    "meta_props",
     "nulls_apart",
     "present",
 ]
@@ -66,7 +68,13 @@ def item_row(
     row = [item.id, item.scope, item.kind, content, item.author, item.source_kind,
            item.authority, item.created_at, item.retracted, 0, parents, item.conviction,
            item.importance, item.intent_id, item.task_id, meta]  # fmt: skip
-    return row, flatten_meta(item.meta)
+    return row, meta_props(item.meta)
+
+
+def meta_props(meta: JSONObject | None) -> dict[str, Any]:
+    """The node properties ``meta`` gives: its flattened paths and the typed
+    lifecycle fields (:mod:`memexd.memory.lifecycle`)."""
+    return flatten_meta(meta) | node_props(meta)
 
 
 def item_props(

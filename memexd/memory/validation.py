@@ -18,6 +18,13 @@ import orjson
 
 from memexd.errors import BadUserInput, InvalidTimestamp
 from memexd.ids import MAX_TIME_MS, new_id, timestamp_ms
+from memexd.memory.lifecycle import (
+    NAMESPACE,
+    check_lifecycle,
+    check_priority,
+    check_tags,
+    folded,
+)
 from memexd.memory.model import Edge, EdgeFilter, EdgePatch, Item, ItemPatch, NewEdge
 from memexd.settings import Settings
 from memexd.types import JSONObject
@@ -71,6 +78,8 @@ _INT64 = (-(1 << 63), (1 << 63) - 1)
 
 #: Relationship types memexd uses itself; an edge kind may not take them.
 RESERVED_KINDS = frozenset({"PARENT", "AWAITS"})
+#: A patch's lifecycle fields: folded into meta, not fields of the record.
+_TIERING = ("lifecycle", "priority", "tags", "session_id")
 MAX_TEXT = 512
 MAX_PROSE = 4096
 
@@ -297,6 +306,14 @@ class ItemDraft(Protocol):
     def task_id(self) -> Any: ...
     @property
     def meta(self) -> Any: ...
+    @property
+    def lifecycle(self) -> Any: ...
+    @property
+    def priority(self) -> Any: ...
+    @property
+    def tags(self) -> Any: ...
+    @property
+    def session_id(self) -> Any: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,20 +331,32 @@ def new_item(d: ItemDraft, limits: Limits) -> ValidItem:
     """A checked new item; errors name the field (callers add where it sits)."""
     return item_of(d.id, d.scope, d.kind, d.content, d.author, d.source_kind, d.authority,
                    d.parents, d.conviction, d.importance, d.intent_id, d.task_id, d.meta,
-                   limits)  # fmt: skip
+                   limits, lifecycle=d.lifecycle, priority=d.priority, tags=d.tags,
+                   session_id=d.session_id)  # fmt: skip
+
+
+def _object_or_none(value: Any, field: str) -> JSONObject | None:
+    if value is not None and not isinstance(value, dict):
+        raise BadUserInput("must be a JSON object", field=field)
+    return value
 
 
 def item_of(
     item_id: Any, scope: Any, kind: Any, content: Any, author: Any, source_kind: Any,
     authority: Any, parents: Any, conviction: Any, importance: Any, intent_id: Any,
-    task_id: Any, meta: Any, limits: Limits,
+    task_id: Any, meta: Any, limits: Limits, *, lifecycle: Any = None, priority: Any = None,
+    tags: Any = None, session_id: Any = None,
 ) -> ValidItem:  # fmt: skip
     """:func:`new_item` from its fields, for callers that hold them apart (a
-    record being imported): no draft is built first."""
+    record being imported): no draft is built first. A ``meta.memexd`` it
+    holds is checked and made canonical (:mod:`memexd.memory.lifecycle`)."""
     minted = item_id is None
     item_id = new_id() if minted else check_uuid7(item_id, "id")
     size = limits.max_content_bytes
     content_json = json_object(content, "content", max_bytes=size)[1]
+    tiers = (lifecycle, priority, tags, session_id)
+    if any(t is not None for t in tiers) or (isinstance(meta, dict) and NAMESPACE in meta):
+        meta = folded(_object_or_none(meta, "meta"), lifecycle, priority, tags, session_id)
     meta_json = None if meta is None else json_object(meta, "meta", max_bytes=size)[1]
     item = Item(
         id=item_id,
@@ -367,6 +396,10 @@ def item_patch(p: ItemPatch, limits: Limits) -> ItemPatch:
         intent_id=check_opt_uuid(p.intent_id, "patch.intentId"),
         task_id=check_opt_uuid(p.task_id, "patch.taskId"),
         meta=None if p.meta is None else json_object(p.meta, "patch.meta", max_bytes=size)[0],
+        lifecycle=None if p.lifecycle is None else check_lifecycle(p.lifecycle, "patch.lifecycle"),
+        priority=None if p.priority is None else check_priority(p.priority, "patch.priority"),
+        tags=None if p.tags is None else check_tags(p.tags, "patch.tags"),
+        session_id=p.session_id,
     )  # fmt: skip
 
 
@@ -375,9 +408,14 @@ def merged_item(current: Item, patch: ItemPatch, limits: Limits) -> ValidItem:
     replace; the merged content and meta keep the size limit (their texts,
     serialised for that check, are what gets stored)."""
     changes = patch.given()
+    for key in _TIERING:
+        changes.pop(key, None)
     size = limits.max_content_bytes
     content = {**current.content, **patch.content} if patch.content is not None else current.content
     meta = current.meta if patch.meta is None else {**(current.meta or {}), **patch.meta}
+    if patch.meta is not None or any(getattr(patch, key) is not None for key in _TIERING):
+        meta = folded(meta, patch.lifecycle, patch.priority, patch.tags, patch.session_id,
+                      field="patch.")  # fmt: skip
     changes["content"], content_json = json_object(content, "patch.content", max_bytes=size)
     meta_json = None if meta is None else json_object(meta, "patch.meta", max_bytes=size)[1]
     changes["meta"] = meta

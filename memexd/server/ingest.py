@@ -62,7 +62,7 @@ DEFAULT_BATCH = 1_000
 #: MemoryItemInput's field names (GraphQL's, camelCase).
 _FIELDS = frozenset({"id", "scope", "kind", "content", "author", "sourceKind", "parents",
                      "authority", "conviction", "importance", "intentId", "taskId",
-                     "meta"})  # fmt: skip
+                     "meta", "lifecycle", "priority", "tags", "sessionId"})  # fmt: skip
 _NDJSON = frozenset({MEDIA_TYPE, "application/jsonl", "application/jsonlines"})
 
 
@@ -219,7 +219,8 @@ def _checked(value: Any, limits: Limits) -> ValidItem:
     return check.item_of(get("id"), get("scope"), get("kind"), get("content"), get("author"),
                          get("sourceKind"), get("authority"), get("parents"), get("conviction"),
                          get("importance"), get("intentId"), get("taskId"), get("meta"),
-                         limits)  # fmt: skip
+                         limits, lifecycle=get("lifecycle"), priority=get("priority"),
+                         tags=get("tags"), session_id=get("sessionId"))  # fmt: skip
 
 
 # ---------------------------------------------------------------- one request
