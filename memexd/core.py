@@ -19,6 +19,7 @@ from memexd.memory.edges import EdgeCommands, EdgeReads
 from memexd.memory.items import ItemCommands
 from memexd.memory.reads import ItemReads
 from memexd.memory.text import TextSearch
+from memexd.memory.usage import Usage
 from memexd.memory.validation import Limits
 from memexd.recall.model import E5Small, Embedder
 from memexd.recall.service import Recall
@@ -75,6 +76,10 @@ class Memex:
     @cached_property
     def item_reads(self) -> ItemReads:
         return ItemReads(self.graph, self.limits)
+
+    @cached_property
+    def usage(self) -> Usage:
+        return Usage(self.graph, self.limits)
 
     @cached_property
     def text(self) -> TextSearch:

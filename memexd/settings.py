@@ -113,6 +113,8 @@ class Settings(BaseSettings):
     text_search: bool = True
     #: the embedding model recall uses, or off (README, "Recall")
     embedding: Literal["e5-small", "off"] = "e5-small"
+    #: the decay score's half-life (SPEC §11; README, "Lifecycle"): 30 days
+    decay_half_life_ms: float = Field(30 * 86_400_000.0, gt=0, le=1e15)
     #: serve the Apollo Federation 2 subgraph schema (README, "memexd as a subgraph")
     federation: bool = False
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"

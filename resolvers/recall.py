@@ -14,7 +14,10 @@ __all__ = ["recall", "set_item_embeddings"]
 async def recall(
     info: Info, input: Annotated[RecallInput, strawberry.argument(description="The cue.")]
 ) -> list[RecallHit]:
-    return RecallHit.all(await info.context.memex.recall.recall(input.request()))
+    hits = await info.context.memex.recall.recall(input.request())
+    if input.track_access:
+        await info.context.memex.usage.track([h.item.id for h in hits])
+    return RecallHit.all(hits)
 
 
 async def set_item_embeddings(

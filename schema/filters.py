@@ -27,6 +27,7 @@ __all__ = [
     "SortOption",
     "SortOrder",
     "TimeRange",
+    "epoch_ms",
     "sort_keys",
 ]
 
@@ -220,8 +221,8 @@ class MemoryFilter:
             decay=None if decay is None else domain.DecayConfig(
                 decay.config.rate, decay.config.interval.value, decay.config.type.value),
             decay_min=None if decay is None else decay.min,
-            created_before=_ms(created.before, "created.before"),
-            created_after=_ms(created.after, "created.after"),
+            created_before=epoch_ms(created.before, "created.before"),
+            created_after=epoch_ms(created.after, "created.after"),
             meta=self.meta, meta_has=self.meta_has,
             lifecycle=None if self.lifecycle is None else [value(v) for v in self.lifecycle],
             priority=None if self.priority is None else [value(v) for v in self.priority],
@@ -245,7 +246,7 @@ def _range(r: FloatRange | IntRange | None) -> domain.Range | None:
     return None if r is None else r.draft()
 
 
-def _ms(value: datetime | None, field: str) -> int | None:
+def epoch_ms(value: datetime | None, field: str) -> int | None:
     """Epoch milliseconds, rounded up (so ``after`` stays inclusive and
     ``before`` exclusive for times between two milliseconds); naive datetimes
     are taken as UTC."""

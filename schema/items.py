@@ -6,6 +6,7 @@ parents cost one database round trip per nesting level.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
@@ -13,13 +14,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import strawberry
 from memexd.schema.common import Direction, Info, flat
 from memexd.schema.events import Event
-from memexd.schema.lifecycle import TAGS, Lifecycle, Priority, value
+from memexd.schema.filters import epoch_ms
+from memexd.schema.lifecycle import TAGS, AccessStats, Lifecycle, Priority, value
 from strawberry.scalars import JSON
 
 from memexd.events.vocabulary import Event as EventRecord
 from memexd.ids import ms_to_datetime
 from memexd.memory.lifecycle import tiering
 from memexd.memory.model import Item, ItemPatch, NewItem
+from memexd.memory.usage import check_half_life
 from memexd.recall.model import summary
 
 if TYPE_CHECKING:
@@ -76,6 +79,9 @@ class MemoryItem:
     session_id: str | None = strawberry.field(
         description="The session it belongs to: `meta.session_id`."
     )
+    access: AccessStats = strawberry.field(
+        description="How often it was read with access tracking, and when last."
+    )
 
     @classmethod
     def of(cls, item: Item) -> MemoryItem:
@@ -110,6 +116,26 @@ class MemoryItem:
         ] = 80,
     ) -> str:
         return summary(self.content, max_chars)
+
+    @strawberry.field(
+        description='recency * (1 + access) * importance (SPEC §11; README, "Lifecycle"), '
+        "computed by the database: recency = exp(-age / halfLifeMs), access = ln(1 + count) "
+        "/ 10, importance 2, 1.5, 1, 0.5 for P0 to P3."
+    )
+    async def decay_score(
+        self,
+        info: Info,
+        now: Annotated[
+            datetime | None, strawberry.argument(description="The instant (the server's clock).")
+        ] = None,
+        half_life_ms: Annotated[
+            float | None,
+            strawberry.argument(description="The half-life (MEMEXD_DECAY_HALF_LIFE_MS: 30 days)."),
+        ] = None,
+    ) -> float:
+        at = epoch_ms(now, "now") or time.time_ns() // 1_000_000
+        half_life = check_half_life(half_life_ms, info.context.memex.settings.decay_half_life_ms)
+        return await info.context.loaders.decay_scores(at, half_life).load(self.id)
 
     @strawberry.field(description="Live parents that exist, in the order `parents` lists them.")
     async def parent_items(self, info: Info) -> list[MemoryItem]:
@@ -187,6 +213,10 @@ _FIELDS: dict[str, Callable[[Item], Any]] = {
     "priority": lambda i: Priority(tiering(i.meta).priority),
     "tags": lambda i: list(tiering(i.meta).tags),
     "session_id": lambda i: tiering(i.meta).session_id,
+    "access": lambda i: AccessStats(
+        count=i.access_count,
+        last_accessed_at=None if i.last_accessed_at is None else ms_to_datetime(i.last_accessed_at),
+    ),
 }
 
 

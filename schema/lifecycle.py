@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from enum import Enum
 
 import strawberry
 
 from memexd.memory.lifecycle import TAG_PATTERN
 
-__all__ = ["TAGS", "Lifecycle", "Priority", "value"]
+__all__ = ["TAGS", "AccessStats", "Lifecycle", "Priority", "value"]
 
 
 @strawberry.enum(description="How long a memory is meant to live; PROJECT ones are never archived.")
@@ -25,6 +26,12 @@ class Priority(Enum):
     P1 = strawberry.enum_value("P1", description="High: importance 1.5.")
     P2 = strawberry.enum_value("P2", description="Normal: importance 1 (the default).")
     P3 = strawberry.enum_value("P3", description="Low: importance 0.5.")
+
+
+@strawberry.type(description="How often an item was read with access tracking, and when last.")
+class AccessStats:
+    count: int = strawberry.field(description="Reads with `trackAccess` and `recordAccess` calls.")
+    last_accessed_at: datetime | None = strawberry.field(description="The last of them.")
 
 
 #: How tags are described wherever they are given.

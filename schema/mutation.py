@@ -8,6 +8,7 @@ from memexd.resolvers import edges as edges_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
+from memexd.resolvers import lifecycle as lifecycle_r
 from memexd.resolvers import recall as recall_r
 from memexd.resolvers import replay as replay_r
 from memexd.resolvers import transplant as transplant_r
@@ -16,7 +17,7 @@ from memexd.schema.events import EventsResult
 from memexd.schema.federation import OPERATOR_TOOL
 from memexd.schema.integrity import CascadeResult
 from memexd.schema.intents import IntentResult, TaskResult
-from memexd.schema.items import ItemResult, ItemsResult
+from memexd.schema.items import ItemResult, ItemsResult, MemoryItem
 from memexd.schema.replay import ReplayResult
 from memexd.schema.transplant import ImportReport
 
@@ -45,6 +46,11 @@ class Mutation:
         description="Store the caller's own vectors on items it may write (at most 256 a "
         "call; all or none; no event): recall compares cues with them until the item's "
         "content changes.",
+    )
+    record_access: list[MemoryItem] = strawberry.mutation(
+        resolver=lifecycle_r.record_access,
+        description="Count one access to each item named (once each, however often named) "
+        'and set its last access time; all or none; no event (README, "Lifecycle").',
     )
     create_edge: EdgeResult = strawberry.mutation(
         resolver=edges_r.create_edge, description="Create a typed edge between two live items."

@@ -10,7 +10,6 @@ from memexd.schema.filters import MemoryFilter
 from memexd.schema.items import MemoryItem
 from strawberry.scalars import JSON
 
-from memexd.errors import Unsupported
 from memexd.recall import service
 from memexd.recall.fusion import Hit
 
@@ -33,7 +32,7 @@ class RecallInput:
                                          "at most 100.")  # fmt: skip
     mode: RecallMode | None = strawberry.field(default=None, description="HYBRID unless given.")
     track_access: bool | None = strawberry.field(
-        default=None, description="Count the hits as accessed (arrives with the lifecycle)."
+        default=None, description="Count the hits as accessed (their `access`)."
     )
     now: datetime | None = strawberry.field(
         default=None, description="The instant decay is measured at (arrives with the lifecycle)."
@@ -44,8 +43,6 @@ class RecallInput:
     )  # fmt: skip
 
     def request(self) -> service.RecallRequest:
-        if self.track_access:
-            raise Unsupported("trackAccess arrives with the memory lifecycle")
         mode = service.RecallMode((self.mode or RecallMode.HYBRID).value)
         flt = None if self.filter is None else self.filter.draft()
         return service.RecallRequest(self.cue, flt, self.limit, mode, self.vector)

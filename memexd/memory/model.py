@@ -42,6 +42,10 @@ class Item:
     #: Insertion order (the log position of its ``memory.created``), as
     #: stored; not part of the item's value.
     seq: int = field(default=0, compare=False)
+    #: How often it was read with access tracking, and when last (epoch ms):
+    #: statistics, not part of its value (SPEC §11).
+    access_count: int = field(default=0, compare=False)
+    last_accessed_at: int | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

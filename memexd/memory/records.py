@@ -105,7 +105,13 @@ def item_from_row(row: Row) -> Item:
         meta=_loads(row.get("meta")),
         retracted=bool(row.get("retracted")),
         seq=int(row.get("seq") or 0),
+        access_count=int(row.get("access_count") or 0),
+        last_accessed_at=_int_or_none(row.get("last_accessed_at")),
     )
+
+
+def _int_or_none(value: Any) -> int | None:
+    return None if value is None else int(value)
 
 
 def item_json(item: Item) -> JSONObject:

@@ -23,6 +23,7 @@ class Loaders:
     def __init__(self, memex: Memex) -> None:
         self.memex = memex
         self._edges: dict[EdgeKey, DataLoader[str, list[Edge]]] = {}
+        self._decay: dict[tuple[int, float], DataLoader[str, float]] = {}
 
     @cached_property
     def items(self) -> DataLoader[str, Item | None]:
@@ -43,6 +44,19 @@ class Loaders:
     @cached_property
     def contradicted_by(self) -> DataLoader[str, list[Item]]:
         return DataLoader(load_fn=self._contradicted_by)
+
+    def decay_scores(self, now: int, half_life: float) -> DataLoader[str, float]:
+        """Decay scores at ``now`` with ``half_life``, by item id."""
+        key = (now, half_life)
+        loader = self._decay.get(key)
+        if loader is None:
+
+            async def load(ids: list[str]) -> Sequence[float]:
+                found = await self.memex.usage.decay_scores(ids, now, half_life)
+                return [found[i] for i in ids]  # ids of items this request has read
+
+            loader = self._decay[key] = DataLoader(load_fn=load)
+        return loader
 
     def edges(
         self, direction: Direction, kind: str | None, active_only: bool
