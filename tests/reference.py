@@ -29,6 +29,6 @@ IMPORTANCE = {"P0": 2.0, "P1": 1.5, "P2": 1.0, "P3": 0.5}
 
 def decay_score(created_at: int, priority: str, count: int, now: int, half_life: float) -> float:
     """SPEC §11's decay score, as seed 000 writes it:
-    recency × (1 + access) × importance."""
+    recency * (1 + access) * importance."""
     recency = math.exp(-max(0, now - created_at) / half_life)
     return recency * (1 + math.log1p(count) / 10) * IMPORTANCE[priority]
