@@ -4,5 +4,5 @@
 UNWIND $ids AS id
 MATCH (n:Item {id: id})
 WHERE @readable(n)
-WITH n, @decay_score(n) AS score
+WITH n, @decay_score(n, $now, $half_life) AS score
 RETURN n.id AS id, @exact(score) AS score

@@ -38,6 +38,9 @@ class SortField(Enum):
     CONVICTION = strawberry.enum_value("conviction", description="Conviction (absent is 0).")
     IMPORTANCE = strawberry.enum_value("importance", description="Importance (absent is 0).")
     RECENCY = strawberry.enum_value("recency", description="Creation time (from the id).")
+    DECAY = strawberry.enum_value(
+        "decay", description="The decay score now, with the server's half-life (`decayScore`)."
+    )
 
 
 @strawberry.enum(description="Sort direction.")
@@ -183,6 +186,10 @@ class MemoryFilter:
     meta_has: list[str] | None = strawberry.field(
         default=None, description="Dot paths that must exist in meta."
     )
+    decay_score: FloatRange | None = strawberry.field(
+        default=None,
+        description="The decay score now, with the server's half-life, within this range.",
+    )
     lifecycle: list[Lifecycle] | None = strawberry.field(
         default=None, description="One of these tiers."
     )
@@ -224,6 +231,7 @@ class MemoryFilter:
             created_before=epoch_ms(created.before, "created.before"),
             created_after=epoch_ms(created.after, "created.after"),
             meta=self.meta, meta_has=self.meta_has,
+            decay_score=_range(self.decay_score),
             lifecycle=None if self.lifecycle is None else [value(v) for v in self.lifecycle],
             priority=None if self.priority is None else [value(v) for v in self.priority],
             tags_any=self.tags_any, tags_all=self.tags_all, session_id=self.session_id,

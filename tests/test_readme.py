@@ -84,3 +84,29 @@ def test_the_recall_session_runs_as_written(tmp_path: Path) -> None:
     assert hit["textScore"] is None
     assert hit["vectorScore"] > 0.5
     assert hit["why"]["vector"]["rank"] == 1
+
+
+def test_the_lifecycle_session_runs_as_written(tmp_path: Path) -> None:
+    """The README's lifecycle example: fields, access and decay order."""
+    text = README.read_text()
+    block = re.search(r"<!-- lifecycle-session -->\n```sh\n(.*?)\n```", text, re.DOTALL)
+    assert block is not None
+    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")}
+    env |= {"DIR": str(tmp_path / "data"), "PORT": str(free_port())}
+    done = subprocess.run(["bash", "-c", block.group(1)], cwd=ROOT, env=env, text=True,
+                          capture_output=True, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    first, access, ranked, tagged = (json.loads(line) for line in done.stdout.splitlines())
+    assert first["data"]["createItem"]["item"]["id"]
+    assert access["data"]["recordAccess"] == [{"access": {"count": 1}}]
+    used, scratch = ranked["data"]["items"]
+    assert used["tags"] == ["convention", "ops"]
+    assert used["meta"] == {"memexd": {"tags": ["convention", "ops"]}}
+    assert round(used["decayScore"], 2) == 1.07
+    assert (scratch["lifecycle"], scratch["priority"], scratch["sessionId"]) == (
+        "EPHEMERAL",
+        "P3",
+        "s1",
+    )
+    assert round(scratch["decayScore"], 2) == 0.5
+    assert tagged["data"]["items"] == [{"content": {"text": "deploys go out on Tuesdays"}}]

@@ -126,3 +126,25 @@ async def test_decay_score_defaults_and_bad_half_life(api: Api) -> None:
     assert fresh["decayScore"] == 1.0  # not yet created: age 0
     for bad in (0.0, -5.0):
         assert await api.codes(DECAY, id=item["id"], now=None, h=bad) == ["BAD_USER_INPUT"]
+
+
+async def test_sort_and_filter_by_decay_score(api: Api, store: GraphStore) -> None:
+    """The engine sorts and filters by the score at the request's now."""
+    now = datetime.now(UTC).timestamp() * 1000
+    old = (await api.create(id=uuid7_at(int(now) - 30 * DAY), priority="P0"))["id"]
+    low = (await api.create(priority="P3"))["id"]
+    mid = (await api.create())["id"]
+    used = (await api.create())["id"]
+    await store.write("MATCH (n:Item {id: $id}) SET n.access_count = 100", {"id": used})
+    find = """query($f: MemoryFilter, $o: SortOrder!) { items(filter: $f,
+      sort: [{field: DECAY, order: $o}]) { id decayScore } }"""
+    ranked = (await api.ok(find, f=None, o="DESC"))["items"]
+    assert [i["id"] for i in ranked] == [used, mid, old, low]  # 1.46, 1, 2/e, 0.5
+    scores = [i["decayScore"] for i in ranked]
+    assert scores == sorted(scores, reverse=True)
+    ascending = (await api.ok(find, f=None, o="ASC"))["items"]
+    assert [i["id"] for i in ascending] == [low, old, mid, used]
+    kept = (await api.ok(find, f={"decayScore": {"min": 0.9, "max": 1.2}}, o="DESC"))["items"]
+    assert [i["id"] for i in kept] == [mid]
+    bad = {"decayScore": {"min": "high"}}
+    assert await api.codes(find, f=bad, o="DESC") == ["BAD_USER_INPUT"]

@@ -9,6 +9,7 @@ Statements are idempotent: an index that already exists is not an error.
 from __future__ import annotations
 
 import logging
+import re
 import time
 from dataclasses import dataclass
 from importlib import resources
@@ -54,6 +55,10 @@ def discover(backend: str) -> list[Migration]:
     return sorted(found, key=lambda m: m.version)
 
 
+#: A statement that returns ``changed`` is a batch of a backfill.
+_BATCHED = re.compile(r"\bAS\s+changed\s*$")
+
+
 async def pending(graph: Graph) -> list[Migration]:
     done = {int(row["version"]) for row in await graph.read("migration_applied")}
     return [m for m in discover(graph.backend) if m.version not in done]
@@ -89,6 +94,12 @@ async def migrate(graph: Graph, upto: int | None = None) -> list[Migration]:
 
 
 async def _run(graph: Graph, migration: Migration, statement: str) -> None:
+    if _BATCHED.search(statement):
+        # a backfill in batches (each under the query time limit at any
+        # size): run until a batch changes nothing
+        while (await graph.store.write(statement, {}))[0]["changed"]:
+            pass
+        return
     if not migration.is_constraints:
         await graph.store.execute_ddl(statement)
         return

@@ -27,6 +27,7 @@ from memexd.errors import BadUserInput
 from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import Event, Origin, Why
 from memexd.graph import Graph
+from memexd.graph.cypher import Fragment
 from memexd.ids import MAX_TIME_MS
 from memexd.memory import validation as check
 from memexd.memory.filters import Expr, MemoryFilter, Range, conjoin, order_by, prepare, to_cypher
@@ -131,8 +132,9 @@ class BulkCommands:
         plan = _checked(transform, self.limits)
         opts = options or BulkOptions()
         limit, offset = self._paging(opts)
-        expr = prepare(flt, self.limits, _now())
-        order = order_by(self.graph, opts.sort)
+        now = _now()
+        expr = prepare(flt, self.limits, now)
+        order = order_by(self.graph, opts.sort, now, self.limits.decay_half_life_ms)
         if plan.idle:
             return []
         return await self._run(expr, order, limit, offset, plan, why, origin)
@@ -176,7 +178,7 @@ class BulkCommands:
         return limit, offset
 
     async def _run(
-        self, expr: Expr, order: str, limit: int | None, offset: int, plan: _Plan, why: Why,
+        self, expr: Expr, order: Fragment, limit: int | None, offset: int, plan: _Plan, why: Why,
         origin: Origin,
     ) -> list[Event]:  # fmt: skip
         where = to_cypher(expr, self.graph)

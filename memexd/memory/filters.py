@@ -59,7 +59,7 @@ __all__ = [
 
 INTERVAL_MS = {"HOUR": 3_600_000, "DAY": 86_400_000, "WEEK": 604_800_000}
 DECAY_TYPES = frozenset({"EXPONENTIAL", "LINEAR", "STEP"})
-SORT_FIELDS = frozenset({"authority", "conviction", "importance", "recency"})
+SORT_FIELDS = frozenset({"authority", "conviction", "importance", "recency", "decay"})
 MAX_SORT_KEYS = 4
 
 
@@ -105,6 +105,7 @@ class MemoryFilter:
     created_after: Any = None
     meta: Any = None
     meta_has: Any = None
+    decay_score: Range | None = None
     lifecycle: Any = None
     priority: Any = None
     tags_any: Any = None
@@ -259,7 +260,7 @@ def _build(f: MemoryFilter, limits: Limits, now_ms: int, depth: int) -> Expr:
     if not isinstance(f, MemoryFilter):
         raise BadUserInput("must be a filter object", field="filter")
     parts: list[Expr] = []
-    for step in (_id_lists, _equalities, _ranges, _parents, _time, _meta, _tiering):
+    for step in (_id_lists, _equalities, _ranges, _parents, _time, _meta, _tiering, _decay_score):
         parts.extend(step(f, limits, now_ms))
     if f.not_ is not None:
         parts.append(_Not(_build(f.not_, limits, now_ms, depth + 1)))
@@ -422,6 +423,19 @@ def _meta_eq(scalar: str, as_json: str, value: Any, limits: Limits) -> Predicate
     return _p("meta_eq", key=as_json, value=canonical_json(value))
 
 
+def _decay_score(f: MemoryFilter, limits: Limits, now_ms: int) -> list[Expr]:
+    """A decay score range, at the filter's ``now`` with the server's half-life."""
+    if f.decay_score is None:
+        return []
+    timing = {"now": now_ms, "half_life": limits.decay_half_life_ms}
+    out: list[Expr] = []
+    for bound, value in (("min", f.decay_score.min), ("max", f.decay_score.max)):
+        checked = check_finite(value, f"filter.decayScore.{bound}")
+        if checked is not None:
+            out.append(_p(f"decay_score_{bound}", value=checked, **timing))
+    return out
+
+
 def _tiering(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
     """The lifecycle fields: a list of tiers or priorities is any of them,
     each an indexed equality; ``tagsAny`` / ``tagsAll`` any or all tags."""
@@ -437,10 +451,10 @@ def _tiering(f: MemoryFilter, _: Limits, __: int) -> list[Expr]:
             out.append(_any_of(name, sorted({check(v, field) for v in values})))
     for op, tags, label in (("OR", f.tags_any, "tagsAny"), ("AND", f.tags_all, "tagsAll")):
         if tags is not None:
-            checked = check_tags(tags, f"filter.{label}")
-            if not checked:
+            named = check_tags(tags, f"filter.{label}")
+            if not named:
                 raise BadUserInput("must name at least one tag", field=f"filter.{label}")
-            out.append(_Junction(op, tuple(_p("tag_in", value=t) for t in checked)))
+            out.append(_Junction(op, tuple(_p("tag_in", value=t) for t in named)))
     if f.session_id is not None:
         out.append(_p("meta_session_id_eq", value=check_text(f.session_id, "filter.sessionId")))
     return out
@@ -454,14 +468,19 @@ def _any_of(name: str, values: list[str]) -> Expr:
 # ---------------------------------------------------------------- sorting
 
 
-def order_by(graph: Graph, keys: Sequence[SortKey]) -> str:
-    """``ORDER BY`` keys; ties always break by id (ascending)."""
+def order_by(
+    graph: Graph, keys: Sequence[SortKey], now_ms: int = 0, half_life_ms: float = 1.0
+) -> Fragment:
+    """``ORDER BY`` keys; ties always break by id (ascending). The decay
+    score is taken at ``now_ms`` with ``half_life_ms``."""
     if len(keys) > MAX_SORT_KEYS:
         raise BadUserInput(f"at most {MAX_SORT_KEYS} sort keys", field="sort")
-    parts = []
+    parts, params = [], {}
     for k in keys:
         if k.field not in SORT_FIELDS:
             raise BadUserInput(f"unknown sort field {k.field!r}", field="sort")
         key = graph.queries.get(f"fragments/sort_{k.field}").slot("key")
         parts.append(f"{key} {'DESC' if k.descending else 'ASC'}")
-    return ", ".join([*parts, "n.id ASC"])
+        if k.field == "decay":
+            params = {"sort_now": now_ms, "sort_half_life": half_life_ms}
+    return Fragment(", ".join([*parts, "n.id ASC"]), params)

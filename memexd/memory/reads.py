@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from memexd.graph import Graph
+from memexd.graph.cypher import Fragment
 from memexd.memory import validation as check
 from memexd.memory.edges import pattern
 from memexd.memory.filters import (
@@ -77,7 +78,7 @@ class ItemReads:
         skip = 0 if offset is None else check.check_limit(offset, "offset", maximum=lim.max_offset)
         now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
         expr = prepare(flt, lim, now)
-        order = order_by(self.graph, sort)
+        order = order_by(self.graph, sort, now, lim.decay_half_life_ms)
         params = {"include_retracted": include_retracted, "offset": skip, "limit": page}
         banded = sort and sort[0].descending and skip + page <= BAND_PAGE
         bands = Bands(sort[0].field if banded else "", now, skip + page)
@@ -91,7 +92,7 @@ class ItemReads:
         rows = await self._find(expr, params, order)
         return [item_from_row(row["item"]) for row in rows]
 
-    async def _find(self, expr: Expr, params: dict[str, Any], order: str) -> list[Row]:
+    async def _find(self, expr: Expr, params: dict[str, Any], order: Fragment) -> list[Row]:
         return await self.graph.read("item_find", params, filter=to_cypher(expr, self.graph),
                                      order=order)  # fmt: skip
 

@@ -95,11 +95,14 @@ class Limits:
     max_content_bytes: int = 256 * 1024
     max_filter_depth: int = 8
     max_filter_terms: int = 128
+    #: Not a limit, but read where filters and sorts are checked: the decay
+    #: score's half-life they evaluate it with (SPEC §11).
+    decay_half_life_ms: float = 30 * 86_400_000.0
 
     @classmethod
     def of(cls, s: Settings) -> Limits:
         return cls(s.max_batch, s.max_list, s.max_page, s.max_offset, s.max_content_bytes,
-                   s.max_filter_depth, s.max_filter_terms)  # fmt: skip
+                   s.max_filter_depth, s.max_filter_terms, s.decay_half_life_ms)  # fmt: skip
 
     def page(self, limit: Any, field: str = "limit") -> int:
         """A caller's page size: ``limit`` checked against ``max_page``, or
