@@ -15,6 +15,7 @@ from memexd.integrity.provenance import Provenance
 from memexd.intents.commands import PlanCommands
 from memexd.intents.reads import PlanReads
 from memexd.intents.spec import INTENT, TASK
+from memexd.memory.context import Contexts
 from memexd.memory.edges import EdgeCommands, EdgeReads
 from memexd.memory.items import ItemCommands
 from memexd.memory.reads import ItemReads
@@ -80,6 +81,10 @@ class Memex:
     @cached_property
     def usage(self) -> Usage:
         return Usage(self.graph, self.limits)
+
+    @cached_property
+    def contexts(self) -> Contexts:
+        return Contexts(self.item_reads, self.recall, self.usage)
 
     @cached_property
     def text(self) -> TextSearch:

@@ -9,7 +9,7 @@ import strawberry
 
 from memexd.memory.lifecycle import TAG_PATTERN
 
-__all__ = ["TAGS", "AccessStats", "Lifecycle", "Priority", "value"]
+__all__ = ["TAGS", "AccessStats", "Lifecycle", "Priority", "PromotionTag", "value"]
 
 
 @strawberry.enum(description="How long a memory is meant to live; PROJECT ones are never archived.")
@@ -26,6 +26,19 @@ class Priority(Enum):
     P1 = strawberry.enum_value("P1", description="High: importance 1.5.")
     P2 = strawberry.enum_value("P2", description="Normal: importance 1 (the default).")
     P3 = strawberry.enum_value("P3", description="Low: importance 0.5.")
+
+
+@strawberry.enum(
+    description="The taxonomy of project knowledge: each is also a tag, in lower case."
+)
+class PromotionTag(Enum):
+    DECISION = strawberry.enum_value("decision", description="A choice made, and why.")
+    CONVENTION = strawberry.enum_value("convention", description="How things are done here.")
+    PATTERN = strawberry.enum_value("pattern", description="A solution that recurs.")
+    PITFALL = strawberry.enum_value("pitfall", description="A mistake to avoid.")
+    INTERFACE = strawberry.enum_value("interface", description="How parts talk to each other.")
+    INVARIANT = strawberry.enum_value("invariant", description="What must always hold.")
+    FAQ = strawberry.enum_value("faq", description="A question that comes back.")
 
 
 @strawberry.type(description="How often an item was read with access tracking, and when last.")

@@ -8,10 +8,12 @@ from memexd.resolvers import events as events_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
+from memexd.resolvers import lifecycle as lifecycle_r
 from memexd.resolvers import recall as recall_r
 from memexd.resolvers import retrieval as retrieval_r
 from memexd.resolvers import stats as stats_r
 from memexd.resolvers import transplant as transplant_r
+from memexd.schema.context import ContextBlock
 from memexd.schema.edges import Edge
 from memexd.schema.events import Event
 from memexd.schema.integrity import Contradiction, ProvenanceGraph, StaleItem
@@ -49,6 +51,16 @@ class Query:
         description="What do I remember about this cue? Items by meaning (the vector index) "
         "and by words (the full-text index), fused, weighed by authority, contradicted and "
         "superseded items sunk, under the caller's grants and filter; best first.",
+    )
+    context: ContextBlock = strawberry.field(
+        resolver=lifecycle_r.context,
+        description="A context block for an agent: Project profile, Summaries, Task context "
+        "and Discoveries, one line an item, at most maxBytes bytes; the same graph and input "
+        "give the same bytes.",
+    )
+    profile: ContextBlock = strawberry.field(
+        resolver=lifecycle_r.profile,
+        description="The Project profile section alone: the newest PROJECT items.",
     )
     related_items: list[MemoryItem] = strawberry.field(
         resolver=items_r.related_items, description="Live items joined to this one by active edges."

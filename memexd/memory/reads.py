@@ -72,13 +72,14 @@ class ItemReads:
         *,
         include_retracted: bool = False,
         now_ms: int | None = None,
+        half_life_ms: float | None = None,
     ) -> list[Item]:
         lim = self.limits
         page = lim.page(limit)
         skip = 0 if offset is None else check.check_limit(offset, "offset", maximum=lim.max_offset)
         now = time.time_ns() // 1_000_000 if now_ms is None else now_ms
         expr = prepare(flt, lim, now)
-        order = order_by(self.graph, sort, now, lim.decay_half_life_ms)
+        order = order_by(self.graph, sort, now, half_life_ms or lim.decay_half_life_ms)
         params = {"include_retracted": include_retracted, "offset": skip, "limit": page}
         banded = sort and sort[0].descending and skip + page <= BAND_PAGE
         bands = Bands(sort[0].field if banded else "", now, skip + page)
