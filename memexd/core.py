@@ -15,6 +15,7 @@ from memexd.integrity.provenance import Provenance
 from memexd.intents.commands import PlanCommands
 from memexd.intents.reads import PlanReads
 from memexd.intents.spec import INTENT, TASK
+from memexd.memory.archive import Archival
 from memexd.memory.context import Contexts
 from memexd.memory.edges import EdgeCommands, EdgeReads
 from memexd.memory.items import ItemCommands
@@ -81,6 +82,10 @@ class Memex:
     @cached_property
     def usage(self) -> Usage:
         return Usage(self.graph, self.limits)
+
+    @cached_property
+    def archival(self) -> Archival:
+        return Archival(self.graph, self.limits, self.item_reads)
 
     @cached_property
     def contexts(self) -> Contexts:

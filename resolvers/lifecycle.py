@@ -5,12 +5,13 @@ from __future__ import annotations
 from typing import Annotated
 
 import strawberry
+from memexd.schema.archive import ArchiveInput, ArchiveReport
 from memexd.schema.common import Info
 from memexd.schema.context import ContextBlock, ContextInput
 from memexd.schema.items import MemoryItem
 from memexd.schema.lifecycle import PromotionTag
 
-__all__ = ["context", "profile", "record_access"]
+__all__ = ["archive_by_decay", "context", "profile", "record_access", "unarchive_items"]
 
 
 async def record_access(
@@ -44,3 +45,23 @@ async def profile(
 ) -> ContextBlock:
     tagged = None if tag is None else str(tag.value)
     return ContextBlock.of(await info.context.memex.contexts.profile(scope_prefix, tagged, limit))
+
+
+async def archive_by_decay(
+    info: Info,
+    input: Annotated[ArchiveInput, strawberry.argument(description="Which items, what threshold.")],
+) -> ArchiveReport:
+    report = await info.context.memex.archival.by_decay(input.request(), info.context.origin)
+    return ArchiveReport.of(report)
+
+
+async def unarchive_items(
+    info: Info,
+    ids: Annotated[
+        list[strawberry.ID],
+        strawberry.argument(description="Items to put back (at most 1,000)."),
+    ],
+    author: Annotated[str, strawberry.argument(description="Who puts them back.")],
+) -> list[MemoryItem]:
+    items = await info.context.memex.archival.unarchive(ids, author, info.context.origin)
+    return MemoryItem.all(items)

@@ -205,6 +205,11 @@ class MemoryFilter:
     session_id: str | None = strawberry.field(
         default=None, description="Belongs to this session (`meta.session_id`)."
     )
+    include_archived: bool | None = strawberry.field(
+        default=None,
+        description="Archived items are left out of every read unless this is true (top level "
+        "only).",
+    )
     or_: list[MemoryFilter] | None = strawberry.field(
         name="or",
         default=None,
@@ -235,6 +240,7 @@ class MemoryFilter:
             lifecycle=None if self.lifecycle is None else [value(v) for v in self.lifecycle],
             priority=None if self.priority is None else [value(v) for v in self.priority],
             tags_any=self.tags_any, tags_all=self.tags_all, session_id=self.session_id,
+            include_archived=self.include_archived,
             not_=None if self.not_ is None else self.not_.draft(),
             or_=None if self.or_ is None else [o.draft() for o in self.or_],
         )  # fmt: skip

@@ -82,6 +82,10 @@ class MemoryItem:
     access: AccessStats = strawberry.field(
         description="How often it was read with access tracking, and when last."
     )
+    archived: bool = strawberry.field(
+        description="Archived items are left out of every read unless asked for (`item(id)` "
+        "still answers)."
+    )
 
     @classmethod
     def of(cls, item: Item) -> MemoryItem:
@@ -213,6 +217,7 @@ _FIELDS: dict[str, Callable[[Item], Any]] = {
     "priority": lambda i: Priority(tiering(i.meta).priority),
     "tags": lambda i: list(tiering(i.meta).tags),
     "session_id": lambda i: tiering(i.meta).session_id,
+    "archived": lambda i: i.archived,
     "access": lambda i: AccessStats(
         count=i.access_count,
         last_accessed_at=None if i.last_accessed_at is None else ms_to_datetime(i.last_accessed_at),

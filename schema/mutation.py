@@ -12,6 +12,7 @@ from memexd.resolvers import lifecycle as lifecycle_r
 from memexd.resolvers import recall as recall_r
 from memexd.resolvers import replay as replay_r
 from memexd.resolvers import transplant as transplant_r
+from memexd.schema.archive import ArchiveReport
 from memexd.schema.edges import EdgeResult
 from memexd.schema.events import EventsResult
 from memexd.schema.federation import OPERATOR_TOOL
@@ -51,6 +52,16 @@ class Mutation:
         resolver=lifecycle_r.record_access,
         description="Count one access to each item named (once each, however often named) "
         'and set its last access time; all or none; no event (README, "Lifecycle").',
+    )
+    archive_by_decay: ArchiveReport = strawberry.mutation(
+        resolver=lifecycle_r.archive_by_decay,
+        description="Archive the non-PROJECT items whose decay score is below a threshold: "
+        "left out of every read unless asked for, never deleted; one memory.archived event "
+        "each.",
+    )
+    unarchive_items: list[MemoryItem] = strawberry.mutation(
+        resolver=lifecycle_r.unarchive_items,
+        description="Put archived items back into every read; one memory.unarchived event each.",
     )
     create_edge: EdgeResult = strawberry.mutation(
         resolver=edges_r.create_edge, description="Create a typed edge between two live items."

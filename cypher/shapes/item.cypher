@@ -6,4 +6,4 @@ MATCH (node:Item)
 RETURN /*<shape>*/node {.id, .scope, .kind, .content, .author, .source_kind, .parents,
   authority: @exact(node.authority), conviction: @exact(node.conviction),
   importance: @exact(node.importance), .intent_id, .task_id, .meta, .created_at,
-  .retracted, .version, .seq, .access_count, .last_accessed_at}/*</shape>*/ AS item
+  .retracted, .version, .seq, .access_count, .last_accessed_at, .archived}/*</shape>*/ AS item

@@ -36,6 +36,7 @@ __all__ = [
     "event_props",
     "kept_from_row",
     "lifecycle",
+    "memory_archived",
     "memory_created",
     "memory_retracted",
     "memory_updated",
@@ -247,6 +248,16 @@ def retracted_payload(item: Item | None) -> JSONObject:
     if item is None:  # the log and the graph disagree
         raise StorageError("a memory.retracted event without its item")
     return _payload(*_RETRACTED, "item", item_json(item))
+
+
+def memory_archived(item: Item, origin: Origin, why: Why, archived: bool) -> Event:
+    """``memory.archived`` / ``memory.unarchived`` (memexd's, SPEC §11): the
+    whole item, as the other memory events carry it; nothing about it changed
+    but whether reads see it."""
+    type_, cause = (("memory.archived", "memory.archive") if archived
+                    else ("memory.unarchived", "memory.unarchive"))  # fmt: skip
+    return _event(type_, cause, "item", item_json(item), origin, why, subject=item.id,
+                  scope=item.scope, scopes=(item.scope,), item_ids=(item.id,))  # fmt: skip
 
 
 # ------------------------------------------------------------------ edge.*

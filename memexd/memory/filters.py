@@ -45,6 +45,7 @@ from memexd.memory.validation import (
 )
 
 __all__ = [
+    "LIVE",
     "DecayConfig",
     "Expr",
     "MemoryFilter",
@@ -111,6 +112,8 @@ class MemoryFilter:
     tags_any: Any = None
     tags_all: Any = None
     session_id: Any = None
+    #: Top level only: archived items are left out of every read unless this is true.
+    include_archived: Any = None
     not_: MemoryFilter | None = None
     #: ``None`` or empty: no condition (MemEX's ``or: []`` matches everything).
     or_: Sequence[MemoryFilter] | None = None
@@ -141,6 +144,8 @@ class _Not:
 
 Expr = Predicate | _Junction | _Not
 TRUE = _Junction("AND")
+#: Not archived: what every read asks for unless told otherwise (memexd/memory/archive.py).
+LIVE = Predicate("not_archived", ())
 
 
 def prepare(flt: MemoryFilter | None, limits: Limits, now_ms: int) -> Expr:
@@ -148,7 +153,7 @@ def prepare(flt: MemoryFilter | None, limits: Limits, now_ms: int) -> Expr:
     any bad field, nesting deeper than ``max_filter_depth`` or more than
     ``max_filter_terms`` predicates."""
     if flt is None:
-        return TRUE
+        return LIVE
     expr = _ranged(_normal(_build(flt, limits, now_ms, 0), negate=False))
     depth, terms = _measure(expr)
     if depth > limits.max_filter_depth:
@@ -159,6 +164,10 @@ def prepare(flt: MemoryFilter | None, limits: Limits, now_ms: int) -> Expr:
         raise BadUserInput(
             f"has {terms} conditions; at most {limits.max_filter_terms}", field="filter"
         )
+    if flt.include_archived is None or flt.include_archived is False:
+        return conjoin(expr, LIVE)
+    if flt.include_archived is not True:
+        raise BadUserInput("must be true or false", field="filter.includeArchived")
     return expr
 
 
@@ -259,6 +268,9 @@ def _build(f: MemoryFilter, limits: Limits, now_ms: int, depth: int) -> Expr:
         )
     if not isinstance(f, MemoryFilter):
         raise BadUserInput("must be a filter object", field="filter")
+    if depth and f.include_archived is not None:
+        raise BadUserInput("applies to the whole filter: give it at the top level",
+                           field="filter.includeArchived")  # fmt: skip
     parts: list[Expr] = []
     for step in (_id_lists, _equalities, _ranges, _parents, _time, _meta, _tiering, _decay_score):
         parts.extend(step(f, limits, now_ms))

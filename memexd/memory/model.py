@@ -46,6 +46,8 @@ class Item:
     #: statistics, not part of its value (SPEC §11).
     access_count: int = field(default=0, compare=False)
     last_accessed_at: int | None = field(default=None, compare=False)
+    #: Archived: left out of every read unless asked for (SPEC §11).
+    archived: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True, slots=True)

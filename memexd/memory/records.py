@@ -107,6 +107,7 @@ def item_from_row(row: Row) -> Item:
         seq=int(row.get("seq") or 0),
         access_count=int(row.get("access_count") or 0),
         last_accessed_at=_int_or_none(row.get("last_accessed_at")),
+        archived=bool(row.get("archived")),
     )
 
 
