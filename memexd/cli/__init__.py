@@ -1,7 +1,9 @@
-"""The ``memexd`` command line: serve, migrate, keys, embed, export-schema, export, import, replay.
+"""The ``memexd`` command line: serve, migrate, keys, embed, archive, context,
+export-schema, export, import, replay.
 
 export, import and replay move MemEX files in and out (``memexd.cli.transplant``);
-embed embeds waiting items now (``memexd.cli.embed``).
+embed embeds waiting items now (``memexd.cli.embed``); archive and context are
+the lifecycle's (``memexd.cli.lifecycle``).
 
 Anything that stops a command from starting (a bad setting, the port in use, a
 locked or unwritable data directory, a missing engine program, an unreachable
@@ -20,7 +22,7 @@ from typing import Any
 
 from memexd import __version__
 from memexd.access.gate import Gate
-from memexd.cli import embed, transplant
+from memexd.cli import embed, lifecycle, transplant
 from memexd.errors import BadUserInput, StartupError
 from memexd.settings import Settings, load_settings
 
@@ -72,6 +74,8 @@ def _parser() -> argparse.ArgumentParser:
     _connection_flags(compact)
 
     _connection_flags(embed.add_parser(commands))
+    for command in lifecycle.add_parsers(commands):
+        _connection_flags(command)
 
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
     export.add_argument("--output", type=Path, help="write to this file instead of stdout")
@@ -144,6 +148,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         if args.command in transplant.HANDLERS:
             return transplant.HANDLERS[args.command](args, _settings(args))
+        if args.command in lifecycle.HANDLERS:
+            return lifecycle.HANDLERS[args.command](args, _settings(args))
         return int(handler[args.command](args))
     except StartupError as exc:
         print(f"memexd: {exc.message}", file=sys.stderr)
