@@ -468,3 +468,62 @@ def test_search_by_meaning_shows_what_items_say(page: Any, server: str) -> None:
             assert apart, (a, b)
     shot(page, "meaning")
     assert page.console_errors == []
+
+
+def test_the_item_panel_shows_the_lifecycle_and_archives(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    rule = create(server, "life:a", tags=["convention"], priority="P1")
+    scratch = create(server, "life:a", lifecycle="SESSION", sessionId="s7", tags=["tmp"])
+    search(page, "life:", 2)
+    page.locator(f"#results .result[data-id='{rule}']").click()
+    fields = page.locator("#item-fields")
+    expect(fields).to_contain_text("lifecyclePROJECT")
+    expect(fields).to_contain_text("priorityP1")
+    expect(fields).to_contain_text("tagsconvention")
+    expect(fields).to_contain_text("decay score1.500")
+    expect(page.get_by_role("button", name="Archive")).to_be_hidden()  # PROJECT: never
+    page.locator(f"#results .result[data-id='{scratch}']").click()
+    expect(fields).to_contain_text("lifecycleSESSION")
+    expect(fields).to_contain_text("sessions7")
+    page.get_by_role("button", name="Archive").click()
+    expect(page.locator("#status")).to_have_text("Archived: searches leave it out now.")
+    expect(fields).to_contain_text("lifecycleSESSION (archived)")
+    assert "archived" in classes(page, scratch)
+    search(page, "life:", 1)  # searches leave it out
+    page.get_by_label("archived too").check()
+    search(page, "life:", 2)
+    page.locator(f"#results .result[data-id='{scratch}']").click()
+    page.get_by_role("button", name="Unarchive").click()
+    expect(page.locator("#status")).to_have_text("Unarchived.")
+    got = graphql(server, "query($id: ID!) { item(id: $id) { archived } }", id=scratch)
+    assert got["item"] == {"archived": False}
+    shot(page, "lifecycle")
+    assert page.console_errors == []
+
+
+def test_live_updates_keep_what_items_say(page: Any, server: str) -> None:
+    """An update heard from the feed relabels its node with the server's
+    summary of the new content; archival marks it."""
+    root = create(server, "relabel:a", content={"note": "first words"})
+    page.reload()
+    from playwright.sync_api import expect
+
+    expect(page.get_by_role("status", name="Live updates")).to_have_text("live")
+    search(page, "relabel:", 1)
+    graphql(server, 'mutation($id: ID!) { updateItem(id: $id, patch: {content: {note: "second '
+            'words"}}, author: "u") { item { id } } }', id=root)  # fmt: skip
+    page.wait_for_function(
+        "id => memexdExplorer.cy.getElementById(id).data('label') === 'second words'", arg=root
+    )
+    graphql(server, 'mutation($id: ID!) { updateItem(id: $id, patch: {lifecycle: TASK}, '
+            'author: "u") { item { id } } }', id=root)  # fmt: skip
+    graphql(server, 'mutation($id: ID!) { archiveByDecay(input: {filter: {ids: [$id]}, '
+            'threshold: 10, author: "u"}) { archivedIds } }', id=root)  # fmt: skip
+    page.wait_for_function(
+        "id => memexdExplorer.cy.getElementById(id).hasClass('archived')", arg=root
+    )
+    assert page.evaluate("id => memexdExplorer.cy.getElementById(id).data('label')", root) == (
+        "second words"
+    )
+    assert page.console_errors == []

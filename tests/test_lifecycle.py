@@ -179,3 +179,12 @@ async def test_items_written_before_take_the_defaults(api: Api, store: GraphStor
     assert [m.version for m in await migrate(api.graph)] == [13]
     assert await ids(api, lifecycle=["PROJECT"], priority=["P2"]) == {item["id"]}
     assert await ids(api, **{"not": {"tagsAny": ["x"]}}) == {item["id"]}
+
+
+async def test_create_items_takes_the_fields_too(api: Api) -> None:
+    batch = """mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) {
+      items { lifecycle priority tags sessionId } } }"""
+    got = await api.ok(batch, i=[draft(lifecycle="TASK", priority="P1", tags=["a"], sessionId="s")])
+    assert got["createItems"]["items"] == [
+        {"lifecycle": "TASK", "priority": "P1", "tags": ["a"], "sessionId": "s"}
+    ]

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
 from memexd.errors import BadUserInput
@@ -67,15 +68,22 @@ class Tiering:
 
 
 def check_lifecycle(value: Any, field: str = "lifecycle") -> str:
+    value = _plain(value)
     if value not in LIFECYCLES:
         raise BadUserInput(f"{value!r} is not one of {', '.join(LIFECYCLES)}", field=field)
     return str(value)
 
 
 def check_priority(value: Any, field: str = "priority") -> str:
+    value = _plain(value)
     if value not in PRIORITIES:
         raise BadUserInput(f"{value!r} is not one of {', '.join(PRIORITIES)}", field=field)
     return str(value)
+
+
+def _plain(value: Any) -> Any:
+    """An enum member's value (GraphQL inputs read without a copy carry them)."""
+    return value.value if isinstance(value, Enum) else value
 
 
 def check_tags(values: Any, field: str = "tags") -> tuple[str, ...]:

@@ -7,7 +7,7 @@
   var endpoint = document.body.dataset.endpoint || "/graphql";
   var RESULT_LIMIT = 200;
   // what the graph and the lists show of an item; the item panel reads the rest
-  var ITEM_FIELDS = "id scope kind authority retracted parents summary(maxChars: 60)";
+  var ITEM_FIELDS = "id scope kind authority retracted archived parents summary(maxChars: 60)";
 
   var SEARCH = "query Search($f: MemoryFilter, $limit: Int, $retracted: Boolean!) {" +
     " items(filter: $f, limit: $limit, includeRetracted: $retracted," +
@@ -21,7 +21,8 @@
   var RECALL_LIMIT = 100;
   var DETAIL = "query Detail($id: ID!) {" +
     " item(id: $id, includeRetracted: true) { " + ITEM_FIELDS +
-    " author conviction importance createdAt content meta sourceKind }" +
+    " author conviction importance createdAt content meta sourceKind" +
+    " lifecycle priority tags sessionId archived decayScore access { count lastAccessedAt } }" +
     " events(filter: {itemIds: [$id]}) { id type ts author reason } }";
   var NEIGHBOURS = "query Neighbours($id: ID!) {" +
     " item(id: $id, includeRetracted: true) { id" +
@@ -79,6 +80,9 @@
         "background-color": "#fff", "border-width": 2, "border-style": "dashed",
         "border-color": "#c53030" } },
       { selector: "node.doomed", style: { "background-color": "#c53030" } },
+      { selector: "node.archived", style: {
+        "background-color": "#e2e8f0", "border-width": 2, "border-style": "dotted",
+        "border-color": "#4a5568" } },
       { selector: "node:selected", style: { "border-width": 3, "border-color": "#dd6b20" } },
       { selector: "edge", style: {
         "width": 1.5, "line-color": "#718096", "target-arrow-color": "#718096",
@@ -103,6 +107,7 @@
     }
     if (item.parents) node.data("parents", item.parents);  // for expanding it later
     node.toggleClass("retracted", !!item.retracted);
+    if (item.archived !== undefined) node.toggleClass("archived", !!item.archived);
     return node;
   }
 
@@ -181,6 +186,7 @@
       var value = form.elements[name].value.trim();
       if (value) f[name] = value;
     });
+    if (form.elements.includeArchived.checked) f.includeArchived = true;
     ["authority", "conviction", "importance"].forEach(function (score) {
       var min = form.elements[score + "Min"].value, max = form.elements[score + "Max"].value;
       if (min === "" && max === "") return;
@@ -276,6 +282,16 @@
     field(fields, "conviction", item.conviction);
     field(fields, "importance", item.importance);
     field(fields, "parents", (item.parents || []).length);
+    field(fields, "lifecycle", item.lifecycle + (item.archived ? " (archived)" : ""));
+    field(fields, "priority", item.priority);
+    field(fields, "tags", item.tags.length ? item.tags.join(", ") : null);
+    field(fields, "session", item.sessionId);
+    field(fields, "decay score", item.decayScore.toFixed(3));
+    field(fields, "accessed", item.access.count + (item.access.lastAccessedAt ?
+      " (last " + item.access.lastAccessedAt + ")" : ""));
+    // PROJECT items are never archived (README, "Lifecycle")
+    $("archive").hidden = item.archived || item.lifecycle === "PROJECT" || item.retracted;
+    $("unarchive").hidden = !item.archived;
     $("item-content").textContent = JSON.stringify(item.content, null, 2);
     $("item-meta").textContent = item.meta === null ? "—" : JSON.stringify(item.meta, null, 2);
     var history = $("item-events");
@@ -491,6 +507,40 @@
       .catch(function (error) { status(error.message, true); });
   });
 
+  // ---------------------------------------------------------------- archival
+
+  // one item: archiveByDecay on it alone, at the highest threshold (no score
+  // reaches 10), so any non-PROJECT item goes
+  var ARCHIVE = "mutation Archive($id: ID!, $author: String!) { archiveByDecay(input:" +
+    " {filter: {ids: [$id]}, threshold: 10, author: $author}) { archivedIds } }";
+  var UNARCHIVE = "mutation Unarchive($id: ID!, $author: String!) {" +
+    " unarchiveItems(ids: [$id], author: $author) { id } }";
+
+  $("archive").addEventListener("click", function () {
+    if (!selected) return;
+    var id = selected;
+    gql(ARCHIVE, { id: id, author: actor() })
+      .then(function (data) {
+        var done = data.archiveByDecay.archivedIds.length;
+        status(done ? "Archived: searches leave it out now." : "Nothing to archive.");
+        cy.getElementById(id).addClass("archived");
+        select(id);
+      })
+      .catch(function (error) { status(error.message, true); });
+  });
+
+  $("unarchive").addEventListener("click", function () {
+    if (!selected) return;
+    var id = selected;
+    gql(UNARCHIVE, { id: id, author: actor() })
+      .then(function () {
+        status("Unarchived.");
+        cy.getElementById(id).removeClass("archived");
+        select(id);
+      })
+      .catch(function (error) { status(error.message, true); });
+  });
+
   // ---------------------------------------------------------------- contradictions
 
   var CONTRADICTIONS = "query Contradictions { contradictions(limit: 100) {" +
@@ -597,6 +647,17 @@
 
   function shown(id) { return !cy.getElementById(id).empty(); }
 
+  var LABEL = "query Label($id: ID!) { item(id: $id, includeRetracted: true) {" +
+    " id kind scope summary(maxChars: 60) } }";
+
+  function relabel(id) {
+    gql(LABEL, { id: id })
+      .then(function (data) {
+        if (data.item) cy.getElementById(id).data("label", label(data.item));
+      })
+      .catch(function (error) { status(error.message, true); });
+  }
+
   function onEvent(event) {
     lastEvent = event.id;
     var body = event.payload, item = body.item, edge = body.edge;
@@ -613,8 +674,10 @@
         }
       } else if (item && shown(item.id)) {
         var node = cy.getElementById(item.id);
-        node.data("label", label(item));
         if (event.type === "memory.retracted") node.addClass("retracted");
+        else if (event.type === "memory.archived") node.addClass("archived");
+        else if (event.type === "memory.unarchived") node.removeClass("archived");
+        else relabel(item.id);  // memory.updated: its summary, as the server makes it
         changed = true;
       } else if (edge && event.type === "edge.created" && shown(edge.from) && shown(edge.to)) {
         cy.add({ group: "edges", classes: "typed", data: { id: edge.edge_id,
