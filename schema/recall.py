@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import Enum
 
 import strawberry
-from memexd.schema.filters import MemoryFilter
+from memexd.schema.filters import MemoryFilter, epoch_ms
 from memexd.schema.items import MemoryItem
 from strawberry.scalars import JSON
 
@@ -35,7 +35,7 @@ class RecallInput:
         default=None, description="Count the hits as accessed (their `access`)."
     )
     now: datetime | None = strawberry.field(
-        default=None, description="The instant decay is measured at (arrives with the lifecycle)."
+        default=None, description="The instant the decay score is taken at (the server's clock)."
     )
     vector: list[float] | None = strawberry.field(
         default=None, description="The cue's embedding, if the caller has its own: 384 "
@@ -45,7 +45,8 @@ class RecallInput:
     def request(self) -> service.RecallRequest:
         mode = service.RecallMode((self.mode or RecallMode.HYBRID).value)
         flt = None if self.filter is None else self.filter.draft()
-        return service.RecallRequest(self.cue, flt, self.limit, mode, self.vector)
+        return service.RecallRequest(self.cue, flt, self.limit, mode, self.vector,
+                                     epoch_ms(self.now, "now"))  # fmt: skip
 
 
 @strawberry.type(description="One recalled item and why it ranks where it does.")

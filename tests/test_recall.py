@@ -101,11 +101,12 @@ async def test_every_hit_explains_its_score(recalling: Api, model: E5Small) -> N
     assert scores == sorted(scores, reverse=True)
     for hit in hits:
         why = hit["why"]
-        assert set(why) >= {"fusion", "vector", "text", "relevance", "authority",
+        assert set(why) >= {"fusion", "vector", "text", "relevance", "authority", "decay",
                             "contradicted", "superseded", "score"}  # fmt: skip
         parts = [why[s]["weight"] for s in ("vector", "text")]
         assert math.isclose(why["relevance"], sum(parts) * (RRF_K + 1))  # the weights sum to 1
         product = why["relevance"] * why["authority"]["factor"] * why["contradicted"]["factor"]
+        product *= why["decay"]["factor"]
         assert math.isclose(hit["score"], product * why["superseded"]["factor"])
         assert why["vector"]["similarity"] == hit["vectorScore"]
 
@@ -123,7 +124,8 @@ async def test_contradicted_and_superseded_items_sink(recalling: Api, model: E5S
     hits = await recall(api, "which port does the service listen on")
     after = {h["item"]["id"]: h for h in hits}
     assert after[old["id"]]["why"]["contradicted"] == {"by": [new["id"]], "factor": 0.5}
-    assert math.isclose(after[old["id"]]["score"], before[old["id"]] * 0.5)
+    # the decay factor moves a little between the two recalls (the items age)
+    assert math.isclose(after[old["id"]]["score"], before[old["id"]] * 0.5, rel_tol=1e-5)
 
 
 async def test_a_selective_filter_still_fills_the_limit(recalling: Api, model: E5Small) -> None:

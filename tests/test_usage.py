@@ -148,3 +148,25 @@ async def test_sort_and_filter_by_decay_score(api: Api, store: GraphStore) -> No
     assert [i["id"] for i in kept] == [mid]
     bad = {"decayScore": {"min": "high"}}
     assert await api.codes(find, f=bad, o="DESC") == ["BAD_USER_INPUT"]
+
+
+async def test_recall_weighs_the_decay_score(make_api: Any) -> None:
+    """Old, unused memories sink (at most halved); `now` sets the instant."""
+    api: Api = await make_api(embedding="off", text_search=True)
+    await ensure_index(api.graph, True)
+    now = int(datetime.now(UTC).timestamp() * 1000)
+    old = (await api.create(id=uuid7_at(now - 60 * DAY), content={"text": "crane cables"}))["id"]
+    new = (await api.create(id=uuid7_at(now - DAY), content={"text": "crane cables"}))["id"]
+    query = """query($now: DateTime) { recall(input: {cue: "crane cables", mode: TEXT,
+      now: $now}) { item { id } score why } }"""
+    hits = (await api.ok(query, now=None))["recall"]
+    assert [h["item"]["id"] for h in hits] == [new, old]
+    factor = hits[1]["why"]["decay"]
+    # measured at the server's clock, a moment after `now`
+    assert math.isclose(factor["value"], math.exp(-2), rel_tol=1e-6)
+    assert math.isclose(factor["factor"], 0.5 + 0.5 * math.exp(-2), rel_tol=1e-6)
+    before_both = iso(now - 90 * DAY)  # neither exists yet: age 0, no decay
+    same = (await api.ok(query, now=before_both))["recall"]
+    assert [h["why"]["decay"]["factor"] for h in same] == [1.0, 1.0]
+    assert [h["item"]["id"] for h in same] == sorted([new, old])  # ties by id
+    await ensure_index(api.graph, False)

@@ -101,7 +101,7 @@ class Contexts:
         if flt is None:
             return []
         if r.cue is not None:
-            hits = await self.recall.recall(RecallRequest(r.cue, flt, PER_SECTION))
+            hits = await self.recall.recall(RecallRequest(r.cue, flt, PER_SECTION, now=r.now))
             return [h.item for h in hits]
         if r.sort_by_decay is True:
             half_life = check_half_life(r.half_life_ms, self.reads.limits.decay_half_life_ms)

@@ -14,9 +14,12 @@ third LongMemEval-S question, evidence recall@5/@10 went from 0.908/0.941
 turn-by-turn subset, recall@5 from 0.574 to 0.752 (meaning alone 0.736).
 
 The score is ``relevance * (1 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT *
-authority)``, times ``CONTRADICTED`` when a readable live item contradicts
-it and ``SUPERSEDED`` when one supersedes it: disputed and replaced
-memories sink but stay findable. Ties go to the smaller id.
+authority) * (1 - DECAY_WEIGHT + DECAY_WEIGHT * min(1, decay))``, times
+``CONTRADICTED`` when a readable live item contradicts it and ``SUPERSEDED``
+when one supersedes it: disputed and replaced memories sink but stay
+findable, and so, at most halved, do old and unused ones (the decay score,
+SPEC §11; capped at 1 so that priority and use keep an item from sinking
+without lifting it over better matches). Ties go to the smaller id.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from memexd.types import JSONObject, Row
 __all__ = [
     "AUTHORITY_WEIGHT",
     "CONTRADICTED",
+    "DECAY_WEIGHT",
     "RRF_K",
     "SIDE_WEIGHTS",
     "SUPERSEDED",
@@ -43,6 +47,7 @@ __all__ = [
 RRF_K = 10
 SIDE_WEIGHTS = {"vector": 0.8, "text": 0.2}
 AUTHORITY_WEIGHT = 0.5
+DECAY_WEIGHT = 0.5
 CONTRADICTED = 0.5
 SUPERSEDED = 0.25
 
@@ -91,9 +96,11 @@ def _hit(
         / best
     )
     standing = 1.0 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT * item.authority
+    decay = float(row["decay"])
+    freshness = 1.0 - DECAY_WEIGHT + DECAY_WEIGHT * min(1.0, decay)
     contradicted = [i for i in row["contradicted_by"] if i is not None]
     superseded = [i for i in row["superseded_by"] if i is not None]
-    score = relevance * standing
+    score = relevance * standing * freshness
     score *= CONTRADICTED if contradicted else 1.0
     score *= SUPERSEDED if superseded else 1.0
     why: JSONObject = {
@@ -105,6 +112,7 @@ def _hit(
         **{side: _side(parts[side], side) for side in used},
         "relevance": relevance,
         "authority": {"value": item.authority, "weight": AUTHORITY_WEIGHT, "factor": standing},
+        "decay": {"value": decay, "weight": DECAY_WEIGHT, "factor": freshness},
         "contradicted": {
             "by": sorted(set(contradicted)),
             "factor": CONTRADICTED if contradicted else 1.0,

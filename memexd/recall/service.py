@@ -53,6 +53,8 @@ class RecallRequest:
     limit: Any = None
     mode: RecallMode = RecallMode.HYBRID
     vector: Any = None
+    #: The instant decay is measured at (epoch ms; the server's clock when None).
+    now: int | None = None
 
 
 class Recall:
@@ -70,9 +72,8 @@ class Recall:
             10 if request.limit is None else check_limit(request.limit, "limit", maximum=MAX_LIMIT)
         )
         given = None if request.vector is None else check_vector(request.vector, "vector")
-        where = to_cypher(
-            prepare(request.filter, self.limits, time.time_ns() // 1_000_000), self.graph
-        )
+        now = time.time_ns() // 1_000_000 if request.now is None else request.now
+        where = to_cypher(prepare(request.filter, self.limits, now), self.graph)
         sides = self._sides(request.mode, given is not None)
         pool = max(POOL, limit)
         # the two sides are independent reads: the engine runs them at once
@@ -81,7 +82,8 @@ class Recall:
             text_candidates(self.graph, cue, where, pool) if "text" in sides else _none(),
         )
         ids = list(dict.fromkeys(c.id for c in by_vector + by_text))
-        rows = await self.graph.read("recall_items", {"ids": ids}) if ids else []
+        weighing = {"ids": ids, "now": now, "half_life": self.limits.decay_half_life_ms}
+        rows = await self.graph.read("recall_items", weighing) if ids else []
         return fuse(rows, by_vector, by_text, sides)[:limit]
 
     def _sides(self, mode: RecallMode, given: bool) -> frozenset[str]:
