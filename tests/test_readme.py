@@ -68,16 +68,23 @@ def test_the_neo4j_session_runs_as_written(tmp_path: Path) -> None:
     assert process.returncode == 0, err
 
 
-def test_the_recall_session_runs_as_written(tmp_path: Path) -> None:
-    """The README's recall example with the default settings (embedding on)."""
-    block = re.search(r"<!-- recall-session -->\n```sh\n(.*?)\n```", README.read_text(), re.DOTALL)
+def run_block(name: str, data: Path) -> str:
+    """The README's ``<!-- name -->`` shell block, run by bash as a reader
+    would (no MEMEXD_ settings of ours), on a data directory of its own;
+    its standard output."""
+    block = re.search(rf"<!-- {name} -->\n```sh\n(.*?)\n```", README.read_text(), re.DOTALL)
     assert block is not None
     env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")}
-    env |= {"DIR": str(tmp_path / "data"), "PORT": str(free_port())}
+    env |= {"DIR": str(data), "PORT": str(free_port())}
     done = subprocess.run(["bash", "-c", block.group(1)], cwd=ROOT, env=env, text=True,
                           capture_output=True, timeout=300)  # fmt: skip
     assert done.returncode == 0, done.stderr
-    *created, answer = done.stdout.strip().splitlines()
+    return done.stdout
+
+
+def test_the_recall_session_runs_as_written(tmp_path: Path) -> None:
+    """The README's recall example with the default settings (embedding on)."""
+    *created, answer = run_block("recall-session", tmp_path / "data").strip().splitlines()
     assert len(created) == 2
     [hit] = json.loads(answer)["data"]["recall"]
     assert hit["item"]["content"] == {"text": "The login page rejects expired session tokens"}
@@ -88,15 +95,8 @@ def test_the_recall_session_runs_as_written(tmp_path: Path) -> None:
 
 def test_the_lifecycle_session_runs_as_written(tmp_path: Path) -> None:
     """The README's lifecycle example: fields, access and decay order."""
-    text = README.read_text()
-    block = re.search(r"<!-- lifecycle-session -->\n```sh\n(.*?)\n```", text, re.DOTALL)
-    assert block is not None
-    env = {k: v for k, v in os.environ.items() if not k.startswith("MEMEXD_")}
-    env |= {"DIR": str(tmp_path / "data"), "PORT": str(free_port())}
-    done = subprocess.run(["bash", "-c", block.group(1)], cwd=ROOT, env=env, text=True,
-                          capture_output=True, timeout=300)  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    first, access, ranked, tagged = (json.loads(line) for line in done.stdout.splitlines())
+    out = run_block("lifecycle-session", tmp_path / "data")
+    first, access, ranked, tagged = (json.loads(line) for line in out.splitlines())
     assert first["data"]["createItem"]["item"]["id"]
     assert access["data"]["recordAccess"] == [{"access": {"count": 1}}]
     used, scratch = ranked["data"]["items"]
