@@ -6,7 +6,6 @@ parents cost one database round trip per nesting level.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
@@ -137,9 +136,9 @@ class MemoryItem:
             strawberry.argument(description="The half-life (MEMEXD_DECAY_HALF_LIFE_MS: 30 days)."),
         ] = None,
     ) -> float:
-        at = epoch_ms(now, "now") or time.time_ns() // 1_000_000
         half_life = check_half_life(half_life_ms, info.context.memex.settings.decay_half_life_ms)
-        return await info.context.loaders.decay_scores(at, half_life).load(self.id)
+        loader = info.context.loaders.decay_scores(epoch_ms(now, "now"), half_life)
+        return await loader.load(self.id)
 
     @strawberry.field(description="Live parents that exist, in the order `parents` lists them.")
     async def parent_items(self, info: Info) -> list[MemoryItem]:

@@ -170,3 +170,14 @@ async def test_recall_weighs_the_decay_score(make_api: Any) -> None:
     assert [h["why"]["decay"]["factor"] for h in same] == [1.0, 1.0]
     assert [h["item"]["id"] for h in same] == sorted([new, old])  # ties by id
     await ensure_index(api.graph, False)
+
+
+async def test_decay_scores_of_a_list_are_one_read(api: Api) -> None:
+    """Every decayScore of one request is taken at the same instant, so the
+    loader reads them all at once."""
+    for _ in range(5):
+        await api.create()
+    api.store.reads = 0
+    got = (await api.ok("{ items { id decayScore } }"))["items"]
+    assert len(got) == 5
+    assert api.store.reads == 2  # the items, then their scores

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from functools import cached_property
 
@@ -24,6 +25,9 @@ class Loaders:
         self.memex = memex
         self._edges: dict[EdgeKey, DataLoader[str, list[Edge]]] = {}
         self._decay: dict[tuple[int, float], DataLoader[str, float]] = {}
+        #: The request's clock: every decay score one request asks for
+        #: without an instant is taken at this one, so they load together.
+        self.now_ms = time.time_ns() // 1_000_000
 
     @cached_property
     def items(self) -> DataLoader[str, Item | None]:
@@ -45,14 +49,15 @@ class Loaders:
     def contradicted_by(self) -> DataLoader[str, list[Item]]:
         return DataLoader(load_fn=self._contradicted_by)
 
-    def decay_scores(self, now: int, half_life: float) -> DataLoader[str, float]:
-        """Decay scores at ``now`` with ``half_life``, by item id."""
-        key = (now, half_life)
+    def decay_scores(self, now: int | None, half_life: float) -> DataLoader[str, float]:
+        """Decay scores at ``now`` (the request's clock when None) with
+        ``half_life``, by item id."""
+        key = (self.now_ms if now is None else now, half_life)
         loader = self._decay.get(key)
         if loader is None:
 
             async def load(ids: list[str]) -> Sequence[float]:
-                found = await self.memex.usage.decay_scores(ids, now, half_life)
+                found = await self.memex.usage.decay_scores(ids, *key)
                 return [found[i] for i in ids]  # ids of items this request has read
 
             loader = self._decay[key] = DataLoader(load_fn=load)
