@@ -14,8 +14,7 @@
 // Rows are positional, in memexd.memory.creation.COLUMNS' order (a list of
 // plain values is cheap to pass, and a map written here is cheap to set);
 // $extras holds each item's other properties (the rest of its flattened
-// meta) as a map. Kinds and scope roots, which many items share, are stored
-// once (@interned). A link names its child by its row in the batch
+// meta) as a map (both set by @item_node). A link names its child by its row in the batch
 // (made[link.row]: 0.7 ms per 1,000 items less than looking the id up).
 // Returns no row when an id is already taken or a parent is fenced by a
 // cascade in progress (the caller waits and tries again).
@@ -29,13 +28,7 @@ WHERE dups = 0 AND fences = 0 AND all(row IN $rows WHERE @writable_scope(row[1])
 UNWIND range(0, size($rows) - 1) AS i
 WITH log_base, i, $rows[i] AS r
 CREATE (n:Item:Unembedded)
-SET n = {id: r[0], scope: r[1], scope_root: @scope_root(r[1]), kind: @interned(r[2]),
-         content: r[3], author: r[4], source_kind: @interned(r[5]),
-         authority: r[6], created_at: r[7], retracted: r[8], version: r[9], parents: r[10],
-         conviction: r[11], importance: r[12], intent_id: r[13], task_id: r[14], meta: r[15],
-         logged_at: r[16], log_trace: r[17], log_cause: r[18], `meta.agent_id`: r[19],
-         `meta.crew_id`: r[20], `meta.session_id`: r[21]},
-    n += $extras[i], n.seq = log_base + i + 1
+@item_node(n, r, $extras[i]), n.seq = log_base + i + 1
 WITH collect(n) AS made
 WHERE size(made) = size($rows)
 WITH made, size(made) AS created

@@ -19,6 +19,7 @@ from memexd.memory.archive import Archival
 from memexd.memory.context import Contexts
 from memexd.memory.edges import EdgeCommands, EdgeReads
 from memexd.memory.items import ItemCommands
+from memexd.memory.promotion import Promotion
 from memexd.memory.reads import ItemReads
 from memexd.memory.text import TextSearch
 from memexd.memory.usage import Usage
@@ -86,6 +87,10 @@ class Memex:
     @cached_property
     def archival(self) -> Archival:
         return Archival(self.graph, self.limits, self.item_reads)
+
+    @cached_property
+    def promotion(self) -> Promotion:
+        return Promotion(self.graph, self.limits, self.items, self.item_reads, self.task_reads)
 
     @cached_property
     def contexts(self) -> Contexts:

@@ -10,8 +10,17 @@ from memexd.schema.common import Info
 from memexd.schema.context import ContextBlock, ContextInput
 from memexd.schema.items import MemoryItem
 from memexd.schema.lifecycle import PromotionTag
+from memexd.schema.promotion import PromotionResult
 
-__all__ = ["archive_by_decay", "context", "profile", "record_access", "unarchive_items"]
+__all__ = [
+    "archive_by_decay",
+    "context",
+    "profile",
+    "promote_from_task",
+    "promote_item",
+    "record_access",
+    "unarchive_items",
+]
 
 
 async def record_access(
@@ -65,3 +74,31 @@ async def unarchive_items(
 ) -> list[MemoryItem]:
     items = await info.context.memex.archival.unarchive(ids, author, info.context.origin)
     return MemoryItem.all(items)
+
+
+_TAG = strawberry.argument(description="The taxonomy tag the promoted item gets.")
+_AUTHOR = strawberry.argument(description="Who promotes (the new item's author).")
+_DRY = strawberry.argument(description="Report what would be promoted; write nothing.")
+
+
+async def promote_item(
+    info: Info,
+    id: Annotated[strawberry.ID, strawberry.argument(description="A live, unarchived item.")],
+    tag: Annotated[PromotionTag, _TAG],
+    author: Annotated[str, _AUTHOR],
+    dry_run: Annotated[bool | None, _DRY] = None,
+) -> PromotionResult:
+    done = await info.context.memex.promotion.item(id, tag, author, dry_run, info.context.origin)
+    return PromotionResult.of(done)
+
+
+async def promote_from_task(
+    info: Info,
+    task_id: Annotated[strawberry.ID, strawberry.argument(description="The task.")],
+    tag: Annotated[PromotionTag, _TAG],
+    author: Annotated[str, _AUTHOR],
+    dry_run: Annotated[bool | None, _DRY] = None,
+) -> list[PromotionResult]:
+    promotion = info.context.memex.promotion
+    done = await promotion.from_task(task_id, tag, author, dry_run, info.context.origin)
+    return [PromotionResult.of(p) for p in done]

@@ -19,6 +19,7 @@ from memexd.schema.federation import OPERATOR_TOOL
 from memexd.schema.integrity import CascadeResult
 from memexd.schema.intents import IntentResult, TaskResult
 from memexd.schema.items import ItemResult, ItemsResult, MemoryItem
+from memexd.schema.promotion import PromotionResult
 from memexd.schema.replay import ReplayResult
 from memexd.schema.transplant import ImportReport
 
@@ -62,6 +63,16 @@ class Mutation:
     unarchive_items: list[MemoryItem] = strawberry.mutation(
         resolver=lifecycle_r.unarchive_items,
         description="Put archived items back into every read; one memory.unarchived event each.",
+    )
+    promote_item: PromotionResult = strawberry.mutation(
+        resolver=lifecycle_r.promote_item,
+        description="Promote an item to project knowledge: a new PROJECT item with its "
+        "content, the taxonomy tag, the source as parent and a DISCOVERED_FROM edge to it, in "
+        "one write. Once per source: again, it answers the live promotion and writes nothing.",
+    )
+    promote_from_task: list[PromotionResult] = strawberry.mutation(
+        resolver=lifecycle_r.promote_from_task,
+        description="Promote every live summary item of a task (oldest first), in one write.",
     )
     create_edge: EdgeResult = strawberry.mutation(
         resolver=edges_r.create_edge, description="Create a typed edge between two live items."

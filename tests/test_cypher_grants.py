@@ -38,6 +38,9 @@ UNGUARDED = {
     # them is returned)
     "item_create": {"c", "dup", "fenced", "n", "p", "i", "t"},
     "item_update": {"fenced", "p", "i", "t"},
+    # ids are global (dup); n is the item being created (its scope is
+    # checked), log_e the event; the sources are checked writable
+    "item_promote": {"dup", "log_e", "n"},
     # ids are global (dup); n is the record being created (its scope is
     # checked); i, t, m are records it links to or that name it
     "plan_create": {"dup", "i", "m", "n", "t"},

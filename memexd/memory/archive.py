@@ -30,7 +30,14 @@ from memexd.memory.model import Item
 from memexd.memory.reads import ItemReads
 from memexd.memory.records import item_from_row
 from memexd.memory.usage import check_half_life
-from memexd.memory.validation import Limits, check_finite, check_ids, check_prose, check_text
+from memexd.memory.validation import (
+    Limits,
+    check_finite,
+    check_flag,
+    check_ids,
+    check_prose,
+    check_text,
+)
 
 __all__ = ["DEFAULT_THRESHOLD", "Archival", "ArchiveReport", "ArchiveRequest"]
 
@@ -63,7 +70,7 @@ class Archival:
 
     async def by_decay(self, r: ArchiveRequest, origin: Origin) -> ArchiveReport:
         why = Why(check_text(r.author, "author"), check_prose(r.reason, "reason"))
-        dry = _flag(r.dry_run, "dryRun")
+        dry = check_flag(r.dry_run, "dryRun")
         now = time.time_ns() // 1_000_000 if r.now is None else r.now
         params = {
             "threshold": _threshold(r.threshold),
@@ -139,11 +146,3 @@ def _threshold(value: Any) -> float:
     if checked is None or not 0.0 < checked <= MAX_THRESHOLD:
         raise BadUserInput(f"must be within (0, {MAX_THRESHOLD:g}]", field="threshold")
     return checked
-
-
-def _flag(value: Any, field: str) -> bool:
-    if value is None:
-        return False
-    if not isinstance(value, bool):
-        raise BadUserInput("must be true or false", field=field)
-    return value

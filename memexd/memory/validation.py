@@ -36,6 +36,7 @@ __all__ = [
     "ValidItem",
     "check_edge_kind",
     "check_finite",
+    "check_flag",
     "check_ids",
     "check_limit",
     "check_meta_path",
@@ -440,7 +441,7 @@ def new_edge(d: NewEdge, limits: Limits) -> Edge:
         source_kind=check_text(d.source_kind, "sourceKind"),
         authority=check_score(d.authority, "authority", required=True) or 0.0,
         weight=check_finite(d.weight, "weight"),
-        active=_flag(d.active, "active", default=True),
+        active=check_flag(d.active, "active", default=True),
         meta=None if d.meta is None
         else json_object(d.meta, "meta", max_bytes=limits.max_content_bytes)[0],
     )  # fmt: skip
@@ -451,7 +452,7 @@ def edge_patch(p: EdgePatch, limits: Limits) -> EdgePatch:
         kind=None if p.kind is None else check_edge_kind(p.kind, "patch.kind"),
         weight=check_finite(p.weight, "patch.weight"),
         authority=check_score(p.authority, "patch.authority"),
-        active=None if p.active is None else _flag(p.active, "patch.active", default=True),
+        active=None if p.active is None else check_flag(p.active, "patch.active", default=True),
         meta=None if p.meta is None
         else json_object(p.meta, "patch.meta", max_bytes=limits.max_content_bytes)[0],
     )  # fmt: skip
@@ -469,11 +470,12 @@ def edge_filter(f: EdgeFilter) -> EdgeFilter:
         to_id=check_opt_uuid(f.to_id, "filter.to"),
         kind=None if f.kind is None else check_edge_kind(f.kind, "filter.kind"),
         min_weight=check_finite(f.min_weight, "filter.minWeight"),
-        active_only=_flag(f.active_only, "filter.activeOnly", default=True),
+        active_only=check_flag(f.active_only, "filter.activeOnly", default=True),
     )
 
 
-def _flag(value: Any, field: str, *, default: bool) -> bool:
+def check_flag(value: Any, field: str, *, default: bool = False) -> bool:
+    """A boolean argument, ``default`` when not given."""
     if value is None:
         return default
     if not isinstance(value, bool):
