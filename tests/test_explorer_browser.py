@@ -502,6 +502,29 @@ def test_the_item_panel_shows_the_lifecycle_and_archives(page: Any, server: str)
     assert page.console_errors == []
 
 
+def test_the_item_panel_promotes(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    found = create(server, "promo:a", lifecycle="SESSION", content={"note": "pin the deps"})
+    search(page, "promo:", 1)
+    page.locator(f"#results .result[data-id='{found}']").click()
+    page.get_by_label("Promote as").select_option("PITFALL")
+    page.get_by_role("button", name="Promote").click()
+    expect(page.locator("#status")).to_have_text("Promoted to project knowledge.")
+    fields = page.locator("#item-fields")
+    expect(fields).to_contain_text("lifecyclePROJECT")
+    expect(fields).to_contain_text("tagspitfall")
+    got = graphql(server, 'query($id: ID!) { edges(filter: {to: $id, kind: "DISCOVERED_FROM"}) '
+                  "{ edgeId from } }", id=found)  # fmt: skip
+    (edge,) = got["edges"]
+    drawn = page.evaluate("id => memexdExplorer.cy.getElementById(id).data()", edge["edgeId"])
+    assert (drawn["source"], drawn["target"], drawn["kind"]) == (
+        edge["from"], found, "DISCOVERED_FROM")  # fmt: skip
+    assert page.evaluate("id => memexdExplorer.cy.getElementById(id).data('label')",
+                         edge["from"]) == "pin the deps"  # fmt: skip
+    assert page.console_errors == []
+
+
 def test_live_updates_keep_what_items_say(page: Any, server: str) -> None:
     """An update heard from the feed relabels its node with the server's
     summary of the new content; archival marks it."""

@@ -104,6 +104,8 @@
     var node = cy.getElementById(item.id);
     if (node.empty()) {
       node = cy.add({ group: "nodes", data: { id: item.id, label: label(item) } });
+    } else if (item.summary) {
+      node.data("label", label(item));  // drawn from the feed before its summary was read
     }
     if (item.parents) node.data("parents", item.parents);  // for expanding it later
     node.toggleClass("retracted", !!item.retracted);
@@ -292,6 +294,7 @@
     // PROJECT items are never archived (README, "Lifecycle")
     $("archive").hidden = item.archived || item.lifecycle === "PROJECT" || item.retracted;
     $("unarchive").hidden = !item.archived;
+    $("promote-form").hidden = item.archived || item.retracted;
     $("item-content").textContent = JSON.stringify(item.content, null, 2);
     $("item-meta").textContent = item.meta === null ? "—" : JSON.stringify(item.meta, null, 2);
     var history = $("item-events");
@@ -541,6 +544,36 @@
       .catch(function (error) { status(error.message, true); });
   });
 
+  // ---------------------------------------------------------------- promotion
+
+  // a new PROJECT item from the selected one, drawn with its DISCOVERED_FROM
+  // edge and selected (promoting again shows the promotion made before)
+  var PROMOTE = "mutation Promote($id: ID!, $tag: PromotionTag!, $author: String!) {" +
+    " promoteItem(id: $id, tag: $tag, author: $author) { promoted { " + ITEM_FIELDS + " }" +
+    " edge { edgeId from to kind } } }";
+
+  $("promote-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    if (!selected) return;
+    gql(PROMOTE, { id: selected, tag: $("promote-tag").value, author: actor() })
+      .then(function (data) {
+        var done = data.promoteItem, e = done.edge;
+        cy.batch(function () {
+          addItem(done.promoted);
+          addParentLinks([done.promoted]);
+          if (cy.getElementById(e.edgeId).empty()) {
+            cy.add({ group: "edges", classes: "typed",
+                     data: { id: e.edgeId, source: e.from, target: e.to, kind: e.kind,
+                             colour: colourOf(e.kind) } });
+          }
+        });
+        layout();
+        status("Promoted to project knowledge.");
+        select(done.promoted.id);
+      })
+      .catch(function (error) { status(error.message, true); });
+  });
+
   // ---------------------------------------------------------------- contradictions
 
   var CONTRADICTIONS = "query Contradictions { contradictions(limit: 100) {" +
@@ -679,7 +712,8 @@
         else if (event.type === "memory.unarchived") node.removeClass("archived");
         else relabel(item.id);  // memory.updated: its summary, as the server makes it
         changed = true;
-      } else if (edge && event.type === "edge.created" && shown(edge.from) && shown(edge.to)) {
+      } else if (edge && event.type === "edge.created" && shown(edge.from) && shown(edge.to)
+                 && !shown(edge.edge_id)) {
         cy.add({ group: "edges", classes: "typed", data: { id: edge.edge_id,
           source: edge.from, target: edge.to, kind: edge.kind, colour: colourOf(edge.kind) } });
         changed = true;
