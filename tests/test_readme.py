@@ -110,3 +110,19 @@ def test_the_lifecycle_session_runs_as_written(tmp_path: Path) -> None:
     )
     assert round(scratch["decayScore"], 2) == 0.5
     assert tagged["data"]["items"] == [{"content": {"text": "deploys go out on Tuesdays"}}]
+
+
+def test_the_coordination_session_runs_as_written(tmp_path: Path) -> None:
+    """The README's hand-over: a checkpoint and a signal from agent A; agent
+    B finds the signal and resumes from the session's context block."""
+    out = run_block("coordination-session", tmp_path / "data")
+    checkpoint, signal, found, block = (json.loads(line) for line in out.splitlines())
+    ids = [r["data"]["createItem"]["item"]["id"] for r in (checkpoint, signal)]
+    handover = {"text": "over to you: migrate invoices"}
+    assert found["data"]["items"] == [
+        {"author": "agent:a", "sessionId": "s-42", "content": handover}
+    ]
+    lines = block["data"]["context"]["text"].splitlines()
+    assert lines[0] == "## Task context"
+    assert [line.split("]")[0] for line in lines[1:]] == [f"- [{i}" for i in reversed(ids)]
+    assert lines[2].endswith("orders table migrated; invoices next")
