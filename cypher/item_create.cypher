@@ -16,22 +16,49 @@
 // $extras holds each item's other properties (the rest of its flattened
 // meta) as a map (both set by @item_node). A link names its child by its row in the batch
 // (made[link.row]: 0.7 ms per 1,000 items less than looking the id up).
-// Returns no row when an id is already taken or a parent is fenced by a
-// cascade in progress (the caller waits and tries again).
-// @params ids rows extras links parent_ids intent_links task_links writable
+// Working memory (memexd/memory/working.py): $evict names the items ({id,
+// version}, as read) a session's capacity archives as these come in, with
+// their memory.archived events (placed after the items' positions), and
+// $occupancy how many live SESSION items each (scope, session) held when
+// that was planned; both are checked first, so a plan made stale by another
+// write writes nothing (the caller plans again). Empty for most batches.
+// Returns no row when an id is already taken, a parent is fenced by a
+// cascade in progress (the caller waits and tries again) or a working-memory
+// plan is stale.
+// @params ids rows extras links parent_ids intent_links task_links evict_ids evict evict_events occupancy occ_sessions writable
 OPTIONAL MATCH (dup:Item) WHERE dup.id IN $ids
 WITH count(dup) AS dups
 OPTIONAL MATCH (fenced:Item) WHERE fenced.id IN $parent_ids AND fenced.fence_until > timestamp()
 WITH dups, count(fenced) AS fences
-WHERE dups = 0 AND fences = 0 AND all(row IN $rows WHERE @writable_scope(row[1]))
-@log_reserve(size($rows))
+OPTIONAL MATCH (old:Item)
+WHERE old.id IN $evict_ids AND old.retracted = false AND old.archived IS NULL
+  AND any(e IN $evict WHERE e.id = old.id AND e.version = old.version)
+WITH dups, fences, count(old) AS evictable
+OPTIONAL MATCH (held:Item)
+WHERE held.`meta.session_id` IN $occ_sessions AND held.lifecycle = 'SESSION'
+  AND held.retracted = false AND held.archived IS NULL
+WITH dups, fences, evictable, collect([held.scope, held.`meta.session_id`]) AS holding
+WHERE dups = 0 AND fences = 0 AND evictable = size($evict_ids)
+  AND all(o IN $occupancy
+          WHERE size([h IN holding WHERE h[0] = o.scope AND h[1] = o.session]) = o.held)
+  AND all(row IN $rows WHERE @writable_scope(row[1]))
+@log_reserve(size($rows) + size($evict_events))
 UNWIND range(0, size($rows) - 1) AS i
 WITH log_base, i, $rows[i] AS r
 CREATE (n:Item:Unembedded)
 @item_node(n, r, $extras[i]), n.seq = log_base + i + 1
-WITH collect(n) AS made
+WITH log_base, collect(n) AS made
 WHERE size(made) = size($rows)
-WITH made, size(made) AS created
+WITH log_base, made, size(made) AS created
+CALL {
+  WITH log_base
+  UNWIND range(0, size($evict_ids) - 1) AS j
+  MATCH (old:Item {id: $evict_ids[j]})
+  SET old.archived = true, old.archived_at = timestamp()
+  CREATE (log_e:Event)
+  SET log_e = $evict_events[j], log_e.seq = log_base + size($rows) + j + 1
+  RETURN count(*) AS evicted
+}
 CALL {
   WITH made
   UNWIND $links AS link

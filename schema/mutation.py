@@ -12,6 +12,7 @@ from memexd.resolvers import lifecycle as lifecycle_r
 from memexd.resolvers import recall as recall_r
 from memexd.resolvers import replay as replay_r
 from memexd.resolvers import transplant as transplant_r
+from memexd.resolvers import working as working_r
 from memexd.schema.archive import ArchiveReport
 from memexd.schema.edges import EdgeResult
 from memexd.schema.events import EventsResult
@@ -22,6 +23,7 @@ from memexd.schema.items import ItemResult, ItemsResult, MemoryItem
 from memexd.schema.promotion import PromotionResult
 from memexd.schema.replay import ReplayResult
 from memexd.schema.transplant import ImportReport
+from memexd.schema.working import WorkingMemory
 
 __all__ = ["Mutation"]
 
@@ -63,6 +65,12 @@ class Mutation:
     unarchive_items: list[MemoryItem] = strawberry.mutation(
         resolver=lifecycle_r.unarchive_items,
         description="Put archived items back into every read; one memory.unarchived event each.",
+    )
+    set_working_memory: WorkingMemory = strawberry.mutation(
+        resolver=working_r.set_working_memory,
+        description="Bound how many SESSION items of a session stay unarchived in a scope: as "
+        "new ones come in past it, the lowest by decay score are archived in the same write "
+        "(memory.archived events). Configuration: no event of its own.",
     )
     promote_item: PromotionResult = strawberry.mutation(
         resolver=lifecycle_r.promote_item,

@@ -13,6 +13,7 @@ from memexd.resolvers import recall as recall_r
 from memexd.resolvers import retrieval as retrieval_r
 from memexd.resolvers import stats as stats_r
 from memexd.resolvers import transplant as transplant_r
+from memexd.resolvers import working as working_r
 from memexd.schema.context import ContextBlock
 from memexd.schema.edges import Edge
 from memexd.schema.events import Event
@@ -22,6 +23,7 @@ from memexd.schema.items import MemoryItem
 from memexd.schema.recall import RecallHit
 from memexd.schema.retrieval import RetrievalExplanation, ScoredItem
 from memexd.schema.stats import GraphStats
+from memexd.schema.working import WorkingMemory
 from strawberry.scalars import JSON
 
 __all__ = ["Query"]
@@ -61,6 +63,10 @@ class Query:
     profile: ContextBlock = strawberry.field(
         resolver=lifecycle_r.profile,
         description="The Project profile section alone: the newest PROJECT items.",
+    )
+    working_memory: WorkingMemory = strawberry.field(
+        resolver=working_r.working_memory,
+        description="A session's working memory in a scope: its capacity and what it holds.",
     )
     related_items: list[MemoryItem] = strawberry.field(
         resolver=items_r.related_items, description="Live items joined to this one by active edges."

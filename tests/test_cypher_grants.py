@@ -35,8 +35,9 @@ UNGUARDED = {
     # caller cannot read is linked as it would be as a ghost parent (p); i, t:
     # the intent and task an item
     # names are linked whoever may read them (links mirror ids; nothing of
-    # them is returned)
-    "item_create": {"c", "dup", "fenced", "n", "p", "i", "t"},
+    # them is returned); working memory's guard (old, held) checks items of
+    # the batch's own scopes, as planned under the write grant
+    "item_create": {"c", "dup", "fenced", "n", "p", "i", "t", "old", "held", "log_e"},
     "item_update": {"fenced", "p", "i", "t"},
     # ids are global (dup); n is the item being created (its scope is
     # checked), log_e the event; the sources are checked writable

@@ -22,10 +22,12 @@ from memexd.events import vocabulary as ev
 from memexd.events.lazy import LazyEvents
 from memexd.events.vocabulary import Event, Origin
 from memexd.memory.indexed import INDEXED_META
+from memexd.memory.lifecycle import NAMESPACE, SESSION_KEY
 from memexd.memory.meta import path_keys
 from memexd.memory.model import Item
 from memexd.memory.records import ITEM_COLUMNS, item_row
 from memexd.memory.validation import ValidItem
+from memexd.memory.working import NO_EVICTION, Pair
 
 __all__ = ["COLUMNS", "BatchBuilder", "CreatedEvents", "Prepared", "creation_time"]
 
@@ -53,16 +55,19 @@ class CreatedEvents(LazyEvents):
     batch of thousands rarely has them read back)."""
 
     def __init__(self, valid: list[ValidItem], times: list[int], origin: Origin):
-        self._valid, self._times, self._origin = valid, times, origin
+        self._valid, self._times, self.origin = valid, times, origin
+        #: Events of the same write after the creations (working memory's
+        #: archivals), known once it is written.
+        self.after: list[Event] = []
 
     def _make(self) -> list[Event]:
         return [
-            ev.memory_created(v.item, self._origin, v.content_json, v.meta_json, ts=ts)
+            ev.memory_created(v.item, self.origin, v.content_json, v.meta_json, ts=ts)
             for v, ts in zip(self._valid, self._times, strict=True)
-        ]
+        ] + self.after
 
     def __len__(self) -> int:
-        return len(self._valid)
+        return len(self._valid) + len(self.after)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +78,9 @@ class Prepared:
     items: list[Item]
     events: CreatedEvents
     params: dict[str, Any]
+    #: How many SESSION items with a session id it brings to each (scope,
+    #: session): what a working-memory capacity weighs (memexd.memory.working).
+    sessions: dict[Pair, int]
 
     @property
     def ids(self) -> list[str]:
@@ -96,6 +104,7 @@ class BatchBuilder:
         self.task_links: list[dict[str, str]] = []
         self.seen: set[str] = set()
         self.repeated: set[str] = set()
+        self.sessions: dict[Pair, int] = {}
 
     def __len__(self) -> int:
         return len(self.valid)
@@ -119,6 +128,9 @@ class BatchBuilder:
             self.intent_links.append({"item": item.id, "plan": item.intent_id})
         if item.task_id is not None:
             self.task_links.append({"item": item.id, "plan": item.task_id})
+        pair = session_pair(item)
+        if pair is not None:
+            self.sessions[pair] = self.sessions.get(pair, 0) + 1
 
     def build(self) -> Prepared:
         """The batch; ``DUPLICATE_MEMORY`` when an id repeats in it."""
@@ -133,8 +145,21 @@ class BatchBuilder:
             "parent_ids": sorted({link["parent"] for link in self.links}),
             "intent_links": self.intent_links,
             "task_links": self.task_links,
+            **NO_EVICTION,
         }
-        return Prepared(items, CreatedEvents(self.valid, self.times, self.origin), params)
+        events = CreatedEvents(self.valid, self.times, self.origin)
+        return Prepared(items, events, params, self.sessions)
+
+
+def session_pair(item: Item) -> Pair | None:
+    """The (scope, session) whose working memory a new item enters: a
+    SESSION item's with a session id; none for others."""
+    meta = item.meta
+    if not meta or meta.get(SESSION_KEY) is None:
+        return None
+    if (meta.get(NAMESPACE) or {}).get("lifecycle") != "SESSION":
+        return None
+    return (item.scope, str(meta[SESSION_KEY]))
 
 
 def links(item: Item, row: int | None = None) -> list[dict[str, Any]]:

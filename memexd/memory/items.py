@@ -30,6 +30,7 @@ from memexd.memory.model import Item, ItemPatch
 from memexd.memory.records import item_from_row, item_props, nulls_apart
 from memexd.memory.retraction import FENCE_MS, Retraction
 from memexd.memory.validation import Limits
+from memexd.memory.working import Eviction, WorkingMemory
 
 __all__ = ["ItemCommands"]
 
@@ -39,6 +40,7 @@ class ItemCommands:
         self.graph = graph
         self.limits = limits
         self.retraction = Retraction(graph)
+        self.working = WorkingMemory(graph, limits)
 
     async def create(
         self, drafts: Sequence[check.ItemDraft], origin: Origin
@@ -81,22 +83,37 @@ class ItemCommands:
     async def write(self, batch: Prepared, statement: Statement | None = None) -> None:
         """Write a prepared batch (through ``statement`` when it was made
         ready); ``DUPLICATE_MEMORY`` (naming the taken ids) when an id is
-        taken, ``CONFLICT`` when a parent stays fenced."""
+        taken, ``CONFLICT`` when a parent stays fenced. A batch of SESSION
+        items is planned against its sessions' working memory first, and
+        planned again when another write made the plan stale."""
         ready = self.statement(batch) if statement is None else statement
         deadline = time.monotonic() + FENCE_MS / 1000 + 1
         while True:
+            eviction = await self._evicting(batch)
+            if eviction is not None:
+                ready = self.graph.statement("item_create", {**batch.params, **eviction.params})
             try:
                 rows = await self.graph.send(ready)
             except ConstraintViolation:
                 rows = []
             if rows:
+                batch.events.after[:] = [] if eviction is None else eviction.events
                 return
             taken = await self.taken(batch.ids)
             if taken:
                 raise DuplicateMemory(taken)
             if time.monotonic() > deadline:  # a fence that outlived its cascade
                 raise Conflict("a parent is being cascade-retracted; try again")
-            await asyncio.sleep(0.005)  # a parent is fenced by a cascade in progress
+            await asyncio.sleep(0.005)  # a parent is fenced, or the plan went stale
+
+    async def _evicting(self, batch: Prepared) -> Eviction | None:
+        """The batch's working-memory plan; none for a batch without SESSION
+        items in a session, or whose sessions have no capacity."""
+        if not batch.sessions:
+            return None
+        author, origin = batch.items[0].author, batch.events.origin
+        eviction = await self.working.plan(batch.sessions, author, origin)
+        return eviction if eviction.params["occupancy"] else None
 
     async def taken(self, ids: list[str]) -> list[str]:
         """The ids already taken (by items the caller can read or not)."""
