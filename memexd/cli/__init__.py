@@ -1,9 +1,10 @@
 """The ``memexd`` command line: serve, migrate, keys, embed, archive, context,
-export-schema, export, import, replay.
+index, export-schema, export, import, replay.
 
 export, import and replay move MemEX files in and out (``memexd.cli.transplant``);
 embed embeds waiting items now (``memexd.cli.embed``); archive and context are
-the lifecycle's (``memexd.cli.lifecycle``).
+the lifecycle's (``memexd.cli.lifecycle``); index turns a project's documents
+into items (``memexd.cli.index``).
 
 Anything that stops a command from starting (a bad setting, the port in use, a
 locked or unwritable data directory, a missing engine program, an unreachable
@@ -22,7 +23,7 @@ from typing import Any
 
 from memexd import __version__
 from memexd.access.gate import Gate
-from memexd.cli import embed, lifecycle, transplant
+from memexd.cli import embed, index, lifecycle, transplant
 from memexd.errors import BadUserInput, StartupError
 from memexd.settings import Settings, load_settings
 
@@ -74,7 +75,7 @@ def _parser() -> argparse.ArgumentParser:
     _connection_flags(compact)
 
     _connection_flags(embed.add_parser(commands))
-    for command in lifecycle.add_parsers(commands):
+    for command in lifecycle.add_parsers(commands) + index.add_parsers(commands):
         _connection_flags(command)
 
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
@@ -150,6 +151,8 @@ def main(argv: list[str] | None = None) -> int:
             return transplant.HANDLERS[args.command](args, _settings(args))
         if args.command in lifecycle.HANDLERS:
             return lifecycle.HANDLERS[args.command](args, _settings(args))
+        if args.command in index.HANDLERS:
+            return index.HANDLERS[args.command](args, _settings(args))
         return int(handler[args.command](args))
     except StartupError as exc:
         print(f"memexd: {exc.message}", file=sys.stderr)

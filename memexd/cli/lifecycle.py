@@ -24,7 +24,7 @@ from memexd.memory.context import ContextRequest
 from memexd.memory.filters import MemoryFilter
 from memexd.settings import Settings
 
-__all__ = ["HANDLERS", "add_parsers"]
+__all__ = ["HANDLERS", "add_parsers", "runner"]
 
 
 def add_parsers(commands: Any) -> list[argparse.ArgumentParser]:
@@ -86,7 +86,7 @@ def _context(args: argparse.Namespace, memex: Memex) -> Awaitable[str]:
     return run()
 
 
-def _runner(
+def runner(
     command: Callable[[argparse.Namespace, Memex], Awaitable[str]],
 ) -> Callable[[argparse.Namespace, Settings], int]:
     def handle(args: argparse.Namespace, settings: Settings) -> int:
@@ -115,6 +115,6 @@ async def _with_memex(settings: Settings, work: Callable[[Memex], Awaitable[str]
 
 
 HANDLERS: dict[str, Callable[[argparse.Namespace, Settings], int]] = {
-    "archive": _runner(_archive),
-    "context": _runner(_context),
+    "archive": runner(_archive),
+    "context": runner(_context),
 }
