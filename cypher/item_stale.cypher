@@ -1,8 +1,9 @@
 // Live items naming a parent that is missing for the caller: never created
 // (an AWAITS placeholder), retracted (a PARENT link to a tombstone), or in a
 // scope the caller cannot read (the last branch, skipped for callers who
-// read everything). Starts from the problems, not from every item.
-// @params limit readable
+// read everything). Starts from the problems, not from every item. Archived
+// items only with $include_archived.
+// @params limit include_archived readable
 CALL {
   MATCH (c:Item)-[:AWAITS]->(w:Placeholder)
   WHERE c.retracted = false AND @readable(c)
@@ -18,6 +19,8 @@ CALL {
   RETURN c, p.id AS bad
 }
 WITH c, collect(DISTINCT bad) AS bad
+WHERE $include_archived OR c.archived IS NULL
+WITH c, bad
 ORDER BY c.id
 LIMIT $limit
 RETURN @item(c) AS item, bad

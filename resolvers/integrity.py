@@ -7,11 +7,13 @@ from typing import Annotated
 
 import strawberry
 from memexd.resolvers.args import Author, ItemId, Limit, Meta, Reason
-from memexd.schema.common import Info
+from memexd.schema.common import IncludeArchived, Info
 from memexd.schema.edges import Edge, EdgeResult
 from memexd.schema.events import Event, EventsResult
 from memexd.schema.integrity import CascadeResult, Contradiction, ProvenanceGraph, StaleItem
 from memexd.schema.items import MemoryItem
+
+from memexd.memory.archive import shown
 
 OtherId = Annotated[strawberry.ID, strawberry.argument(description="The other item's id.")]
 
@@ -23,13 +25,17 @@ async def support_tree(
         int | None,
         strawberry.argument(description="Stop this many parent steps from the item."),
     ] = None,
+    include_archived: IncludeArchived = False,
 ) -> ProvenanceGraph | None:
     tree = await info.context.memex.provenance.support_tree(id, max_depth)
-    return None if tree is None else ProvenanceGraph.of(tree)
+    return None if tree is None else ProvenanceGraph.of(tree, include_archived)
 
 
-async def support_set(info: Info, id: ItemId) -> list[MemoryItem]:
-    return MemoryItem.all(await info.context.memex.provenance.support_set(id))
+async def support_set(
+    info: Info, id: ItemId, include_archived: IncludeArchived = False
+) -> list[MemoryItem]:
+    found = await info.context.memex.provenance.support_set(id)
+    return MemoryItem.all(shown(found, include_archived))
 
 
 async def dependents(
@@ -38,25 +44,36 @@ async def dependents(
     transitive: Annotated[
         bool | None, strawberry.argument(description="All descendants, not only children.")
     ] = False,
+    include_archived: IncludeArchived = False,
 ) -> list[MemoryItem]:
     found = await info.context.memex.provenance.dependents(id, bool(transitive))
-    return MemoryItem.all(found)
+    return MemoryItem.all(shown(found, include_archived))
 
 
-async def stale_items(info: Info, limit: Limit = None) -> list[StaleItem]:
-    return [StaleItem.of(s) for s in await info.context.memex.provenance.stale_items(limit)]
+async def stale_items(
+    info: Info, limit: Limit = None, include_archived: IncludeArchived = False
+) -> list[StaleItem]:
+    found = await info.context.memex.provenance.stale_items(limit, bool(include_archived))
+    return [StaleItem.of(s) for s in found]
 
 
-async def contradictions(info: Info, limit: Limit = None) -> list[Contradiction]:
-    return [Contradiction.of(c) for c in await info.context.memex.contradictions.active(limit)]
+async def contradictions(
+    info: Info, limit: Limit = None, include_archived: IncludeArchived = False
+) -> list[Contradiction]:
+    found = await info.context.memex.contradictions.active(limit, bool(include_archived))
+    return [Contradiction.of(c) for c in found]
 
 
-async def aliases(info: Info, id: ItemId) -> list[MemoryItem]:
-    return MemoryItem.all(await info.context.memex.aliases.direct(id))
+async def aliases(
+    info: Info, id: ItemId, include_archived: IncludeArchived = False
+) -> list[MemoryItem]:
+    return MemoryItem.all(shown(await info.context.memex.aliases.direct(id), include_archived))
 
 
-async def alias_group(info: Info, id: ItemId) -> list[MemoryItem]:
-    return MemoryItem.all(await info.context.memex.aliases.group(id))
+async def alias_group(
+    info: Info, id: ItemId, include_archived: IncludeArchived = False
+) -> list[MemoryItem]:
+    return MemoryItem.all(shown(await info.context.memex.aliases.group(id), include_archived))
 
 
 async def mark_contradiction(

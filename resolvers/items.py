@@ -6,7 +6,7 @@ from typing import Annotated
 
 import strawberry
 from memexd.resolvers.args import Author, ItemId, Limit, Reason
-from memexd.schema.common import Direction, Info
+from memexd.schema.common import Direction, IncludeArchived, Info
 from memexd.schema.events import Event, EventsResult
 from memexd.schema.filters import MemoryFilter, SortOption, sort_keys
 from memexd.schema.items import (
@@ -17,6 +17,8 @@ from memexd.schema.items import (
     MemoryItemPatch,
 )
 from strawberry.scalars import JSON
+
+from memexd.memory.archive import shown
 
 IncludeRetracted = Annotated[
     bool, strawberry.argument(description="Return retracted items (tombstones) too.")
@@ -77,17 +79,25 @@ async def related_items(
     direction: Annotated[
         Direction | None, strawberry.argument(description="Which way the edges point.")
     ] = Direction.BOTH,
+    include_archived: IncludeArchived = False,
 ) -> list[MemoryItem]:
     way = (direction or Direction.BOTH).record()
-    return MemoryItem.all(await info.context.memex.item_reads.related(id, way))
+    found = await info.context.memex.item_reads.related(id, way)
+    return MemoryItem.all(shown(found, include_archived))
 
 
-async def parents(info: Info, id: ItemId) -> list[MemoryItem]:
-    return MemoryItem.all(await info.context.memex.item_reads.parents(id))
+async def parents(
+    info: Info, id: ItemId, include_archived: IncludeArchived = False
+) -> list[MemoryItem]:
+    found = await info.context.memex.item_reads.parents(id)
+    return MemoryItem.all(shown(found, include_archived))
 
 
-async def children(info: Info, id: ItemId) -> list[MemoryItem]:
-    return MemoryItem.all(await info.context.memex.item_reads.children(id))
+async def children(
+    info: Info, id: ItemId, include_archived: IncludeArchived = False
+) -> list[MemoryItem]:
+    found = await info.context.memex.item_reads.children(id)
+    return MemoryItem.all(shown(found, include_archived))
 
 
 async def create_item(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from enum import Enum
 from functools import lru_cache
-from typing import Any, TypeAlias, TypeVar
+from typing import Annotated, Any, TypeAlias, TypeVar
 
 import strawberry
 from strawberry.schema.name_converter import NameConverter
@@ -15,9 +15,16 @@ from strawberry.utils.str_converters import to_camel_case
 from memexd.memory.model import Direction as DirectionRecord
 from memexd.server.context import Context
 
-__all__ = ["Direction", "Info", "Names", "QuietErrors", "flat"]
+__all__ = ["Direction", "IncludeArchived", "Info", "Names", "QuietErrors", "flat"]
 
 Info: TypeAlias = strawberry.Info[Context, None]
+
+
+#: Walks and nested lists leave archived items out unless asked (SPEC §11).
+IncludeArchived: TypeAlias = Annotated[
+    bool | None,
+    strawberry.argument(description="Archived items too (left out unless true)."),
+]
 
 
 class QuietErrors:

@@ -50,13 +50,19 @@ class ProvenanceGraph:
     )
 
     @classmethod
-    def of(cls, tree: SupportTree) -> ProvenanceGraph:
+    def of(cls, tree: SupportTree, include_archived: bool | None = True) -> ProvenanceGraph:
+        """The tree; without ``include_archived``, archived items (the root
+        aside: asked for by id) and their links left out."""
+        kept = [(i, d) for i, d in tree.nodes
+                if include_archived or not i.archived or i.id == tree.root]  # fmt: skip
+        ids = {i.id for i, _ in kept}
         return cls(
             root=strawberry.ID(tree.root),
-            nodes=[ProvenanceNode(item=MemoryItem.of(i), depth=d) for i, d in tree.nodes],
+            nodes=[ProvenanceNode(item=MemoryItem.of(i), depth=d) for i, d in kept],
             links=[
                 ProvenanceLink(child=strawberry.ID(c), parent=strawberry.ID(p))
                 for c, p in tree.links
+                if c in ids and p in ids
             ],
             truncated=tree.truncated,
         )

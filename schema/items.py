@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Annotated, Any
 
 import strawberry
-from memexd.schema.common import Direction, Info, flat
+from memexd.schema.common import Direction, IncludeArchived, Info, flat
 from memexd.schema.events import Event
 from memexd.schema.filters import epoch_ms
 from memexd.schema.lifecycle import TAGS, AccessStats, Lifecycle, Priority, value
@@ -19,6 +19,7 @@ from strawberry.scalars import JSON
 
 from memexd.events.vocabulary import Event as EventRecord
 from memexd.ids import ms_to_datetime
+from memexd.memory.archive import shown
 from memexd.memory.lifecycle import tiering
 from memexd.memory.model import Item, ItemPatch, NewItem
 from memexd.memory.usage import check_half_life
@@ -101,11 +102,13 @@ class MemoryItem:
         return None if item is None else cls.of(item)
 
     @classmethod
-    async def listed(cls, info: Info, ids: Sequence[str] | None) -> list[MemoryItem]:
+    async def listed(
+        cls, info: Info, ids: Sequence[str] | None, include_archived: bool | None = True
+    ) -> list[MemoryItem]:
         """The live readable items among ``ids``, in list order, once each
-        (through the per-request loader)."""
+        (through the per-request loader); archived ones unless asked for."""
         found = await info.context.loaders.items.load_many(list(dict.fromkeys(ids or ())))
-        return [cls.of(item) for item in found if item is not None]
+        return cls.all(shown([item for item in found if item is not None], include_archived))
 
     @strawberry.field(
         description="One line of the content, for lists and graph labels: its first line of "
@@ -141,22 +144,33 @@ class MemoryItem:
         return await loader.load(self.id)
 
     @strawberry.field(description="Live parents that exist, in the order `parents` lists them.")
-    async def parent_items(self, info: Info) -> list[MemoryItem]:
-        return await MemoryItem.listed(info, self.parents)
+    async def parent_items(
+        self, info: Info, include_archived: IncludeArchived = False
+    ) -> list[MemoryItem]:
+        return await MemoryItem.listed(info, self.parents, include_archived)
 
     @strawberry.field(description="Live items that list this one as a parent.")
-    async def children(self, info: Info) -> list[MemoryItem]:
-        return MemoryItem.all(await info.context.loaders.children.load(self.id))
+    async def children(
+        self, info: Info, include_archived: IncludeArchived = False
+    ) -> list[MemoryItem]:
+        found = await info.context.loaders.children.load(self.id)
+        return MemoryItem.all(shown(found, include_archived))
 
     @strawberry.field(description="Direct aliases: live items joined by an active ALIAS edge.")
-    async def aliases(self, info: Info) -> list[MemoryItem]:
-        return MemoryItem.all(await info.context.loaders.aliases.load(self.id))
+    async def aliases(
+        self, info: Info, include_archived: IncludeArchived = False
+    ) -> list[MemoryItem]:
+        found = await info.context.loaders.aliases.load(self.id)
+        return MemoryItem.all(shown(found, include_archived))
 
     @strawberry.field(
         description="Live items on the other side of active CONTRADICTS edges (never itself)."
     )
-    async def contradicted_by(self, info: Info) -> list[MemoryItem]:
-        return MemoryItem.all(await info.context.loaders.contradicted_by.load(self.id))
+    async def contradicted_by(
+        self, info: Info, include_archived: IncludeArchived = False
+    ) -> list[MemoryItem]:
+        found = await info.context.loaders.contradicted_by.load(self.id)
+        return MemoryItem.all(shown(found, include_archived))
 
     @strawberry.field(description="The intent it serves, if it exists and is readable.")
     async def intent(self, info: Info) -> _Intent | None:

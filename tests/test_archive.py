@@ -132,3 +132,58 @@ async def test_bad_archival_input_writes_nothing(api: Api) -> None:
     assert await api.codes(UNARCHIVE, ids=[item, missing]) == ["MEMORY_NOT_FOUND"]
     assert await api.codes(UNARCHIVE, ids=["nope"]) == ["BAD_USER_INPUT"]
     assert await api.snapshot() == before
+
+
+WALKS = """query($root: ID!, $leaf: ID!, $all: Boolean) {
+  children(id: $root, includeArchived: $all) { id }
+  parents(id: $leaf, includeArchived: $all) { id }
+  dependents(id: $root, transitive: true, includeArchived: $all) { id }
+  supportSet(id: $leaf, includeArchived: $all) { id }
+  supportTree(id: $leaf, includeArchived: $all) { nodes { item { id } } links { child parent } }
+  relatedItems(id: $root, includeArchived: $all) { id }
+  aliases(id: $root, includeArchived: $all) { id }
+  aliasGroup(id: $root, includeArchived: $all) { id }
+  contradictions(includeArchived: $all) { a { id } b { id } }
+  staleItems(includeArchived: $all) { item { id } }
+  item(id: $root) { children(includeArchived: $all) { id } aliases(includeArchived: $all) { id }
+    contradictedBy(includeArchived: $all) { id } }
+  leaf: item(id: $leaf) { parentItems(includeArchived: $all) { id } }
+}"""
+
+
+async def test_walks_and_nested_lists_leave_archived_items_out(api: Api) -> None:
+    """root <- mid (archived) <- leaf; mid is also root's alias and
+    contradicts it, and a stale item (a missing parent) is archived too."""
+    root = await aged(api, 0)
+    mid = await aged(api, 90, lifecycle="SESSION", parents=[root])
+    leaf = await aged(api, 0, parents=[mid])
+    stale = await aged(api, 90, lifecycle="SESSION", parents=[uuid7_at(1_700_000_000_000)])
+    await api.ok('mutation($a: ID!, $b: ID!) { markAlias(a: $a, b: $b, author: "u") '
+                 "{ events { type } } }", a=root, b=mid)  # fmt: skip
+    await api.ok('mutation($a: ID!, $b: ID!) { markContradiction(a: $a, b: $b, author: "u") '
+                 "{ edge { edgeId } } }", a=mid, b=root)  # fmt: skip
+    every = await api.ok(WALKS, root=root, leaf=leaf, all=True)
+    assert every["children"] == [{"id": mid}]
+    assert {i["id"] for i in every["dependents"]} == {mid, leaf}
+    assert {n["item"]["id"] for n in every["supportTree"]["nodes"]} == {leaf, mid, root}
+    assert every["staleItems"] == [{"item": {"id": stale}}]
+    assert every["contradictions"] == [{"a": {"id": mid}, "b": {"id": root}}]
+    archived = (await api.ok(ARCHIVE, i={"author": "u"}))["archiveByDecay"]["archivedIds"]
+    assert set(archived) == {mid, stale}
+    got = await api.ok(WALKS, root=root, leaf=leaf, all=False)
+    assert got["children"] == got["parents"] == got["relatedItems"] == []
+    assert got["dependents"] == [{"id": leaf}]  # walked through mid
+    assert got["supportSet"] == [i for i in every["supportSet"] if i["id"] != mid]
+    assert {i["id"] for i in every["supportSet"]} == {leaf, mid, root}
+    assert got["supportTree"] == {"nodes": [{"item": {"id": leaf}}, {"item": {"id": root}}],
+                                  "links": []}  # fmt: skip
+    assert got["aliases"] == []
+    assert got["aliasGroup"] == [{"id": root}]
+    assert got["contradictions"] == got["staleItems"] == []
+    assert got["item"] == {"children": [], "aliases": [], "contradictedBy": []}
+    assert got["leaf"] == {"parentItems": []}
+    again = await api.ok(WALKS, root=root, leaf=leaf, all=True)
+    assert again["children"] == [{"id": mid}]
+    assert again["supportSet"] == every["supportSet"]
+    gone = 'mutation($id: ID!) { cascadeRetract(id: $id, author: "u") { retracted } }'
+    assert set((await api.ok(gone, id=root))["cascadeRetract"]["retracted"]) == {root, mid, leaf}

@@ -45,8 +45,12 @@ class Contradictions:
         """An active CONTRADICTS edge a→b; a = b marks a self-inconsistent item."""
         return await self.edges.create(marker(a, b, "CONTRADICTS", author, meta), origin)
 
-    async def active(self, limit: int | None) -> list[Contradiction]:
-        rows = await self.graph.read("contradiction_list", {"limit": self.limits.page(limit)})
+    async def active(
+        self, limit: int | None, include_archived: bool = False
+    ) -> list[Contradiction]:
+        """Active contradictions; none with an archived side unless asked."""
+        params = {"limit": self.limits.page(limit), "include_archived": include_archived}
+        rows = await self.graph.read("contradiction_list", params)
         return [
             Contradiction(item_from_row(r["a"]), item_from_row(r["b"]), edge_from_row(r["edge"]))
             for r in rows

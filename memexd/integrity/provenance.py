@@ -117,9 +117,13 @@ class Provenance:
             found = await ahead.result()
         return [found[i] for i in reach.depth if i in found and i != leave_out]
 
-    async def stale_items(self, limit: int | None = None) -> list[StaleItem]:
-        """Live items naming a parent that is missing or retracted."""
-        rows = await self.graph.read("item_stale", {"limit": self.reads.limits.page(limit)})
+    async def stale_items(
+        self, limit: int | None = None, include_archived: bool = False
+    ) -> list[StaleItem]:
+        """Live items naming a parent that is missing or retracted (archived
+        ones unless asked)."""
+        params = {"limit": self.reads.limits.page(limit), "include_archived": include_archived}
+        rows = await self.graph.read("item_stale", params)
         out = []
         for row in rows:
             item = item_from_row(row["item"])

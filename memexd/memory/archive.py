@@ -39,7 +39,7 @@ from memexd.memory.validation import (
     check_text,
 )
 
-__all__ = ["DEFAULT_THRESHOLD", "Archival", "ArchiveReport", "ArchiveRequest"]
+__all__ = ["DEFAULT_THRESHOLD", "Archival", "ArchiveReport", "ArchiveRequest", "shown"]
 
 DEFAULT_THRESHOLD = 0.1
 MAX_THRESHOLD = 10.0
@@ -132,6 +132,13 @@ class Archival:
             "rows": [[i.id, v] for i, v in items], "archive": archive,
             "now": now, "events": events})  # fmt: skip
         return bool(rows)
+
+
+def shown(items: Sequence[Item], include_archived: bool | None) -> list[Item]:
+    """A walk's or a nested list's items as a caller sees them: archived ones
+    left out unless asked for (the walk itself goes through them: a cascade,
+    a provenance tree still reach what lies beyond an archived item)."""
+    return list(items) if include_archived else [i for i in items if not i.archived]
 
 
 def _versioned(rows: Sequence[Any]) -> list[tuple[Item, int]]:
