@@ -14,6 +14,7 @@ and input give the same bytes.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -37,6 +38,10 @@ MIN_BYTES = 256
 MAX_BYTES = 65_536
 #: Items each section reads (a 64 KB block holds about 400 short lines).
 PER_SECTION = 100
+#: The bytes of the shortest line, ``- [<id>] (<date>): `` and its newline: a
+#: block of ``max_bytes`` holds no more lines than this divides, so no
+#: section reads more.
+SHORTEST_LINE = 56
 PROFILE_LIMIT = 20
 TITLES = ("Project profile", "Summaries", "Task context", "Discoveries")
 
@@ -81,7 +86,9 @@ class Contexts:
         budget = _budget(r.max_bytes)
         check_half_life(r.half_life_ms, 1.0)  # refused whether or not decay sorts
         filters = _filters(r)
-        candidates = [await self._section(f, r) for f in filters]
+        # the sections are independent reads: the engine runs them side by side
+        top = min(PER_SECTION, budget // SHORTEST_LINE)
+        candidates = await asyncio.gather(*(self._section(f, r, top) for f in filters))
         chosen = _fit(candidates, budget)
         block = render([Section(t, items) for t, items in zip(TITLES, chosen, strict=True)])
         if r.track_access is True:
@@ -97,17 +104,18 @@ class Contexts:
         items = await self.reads.find(flt, [SortKey("recency")], top)
         return render([Section(TITLES[0], items)])
 
-    async def _section(self, flt: MemoryFilter | None, r: ContextRequest) -> list[Item]:
+    async def _section(self, flt: MemoryFilter | None, r: ContextRequest, top: int) -> list[Item]:
+        """The section's first ``top`` items in its order."""
         if flt is None:
             return []
         if r.cue is not None:
-            hits = await self.recall.recall(RecallRequest(r.cue, flt, PER_SECTION, now=r.now))
+            hits = await self.recall.recall(RecallRequest(r.cue, flt, top, now=r.now))
             return [h.item for h in hits]
         if r.sort_by_decay is True:
             half_life = check_half_life(r.half_life_ms, self.reads.limits.decay_half_life_ms)
-            return await self.reads.find(flt, [SortKey("decay")], PER_SECTION, now_ms=r.now,
+            return await self.reads.find(flt, [SortKey("decay")], top, now_ms=r.now,
                                          half_life_ms=half_life)  # fmt: skip
-        return await self.reads.find(flt, [SortKey("recency")], PER_SECTION, now_ms=r.now)
+        return await self.reads.find(flt, [SortKey("recency")], top, now_ms=r.now)
 
 
 def _budget(max_bytes: Any) -> int:
