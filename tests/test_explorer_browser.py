@@ -483,9 +483,12 @@ def test_the_item_panel_shows_the_lifecycle_and_archives(page: Any, server: str)
     expect(fields).to_contain_text("tagsconvention")
     expect(fields).to_contain_text("decay score1.500")
     expect(page.get_by_role("button", name="Archive")).to_be_hidden()  # PROJECT: never
+    graphql(server, 'mutation { setWorkingMemory(scope: "life:a", sessionId: "s7", capacity: 5) '
+            "{ capacity } }")  # fmt: skip
     page.locator(f"#results .result[data-id='{scratch}']").click()
     expect(fields).to_contain_text("lifecycleSESSION")
     expect(fields).to_contain_text("sessions7")
+    expect(fields).to_contain_text("working memory1 of 5 held")
     page.get_by_role("button", name="Archive").click()
     expect(page.locator("#status")).to_have_text("Archived: searches leave it out now.")
     expect(fields).to_contain_text("lifecycleSESSION (archived)")

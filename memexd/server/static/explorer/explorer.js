@@ -291,6 +291,7 @@
     field(fields, "decay score", item.decayScore.toFixed(3));
     field(fields, "accessed", item.access.count + (item.access.lastAccessedAt ?
       " (last " + item.access.lastAccessedAt + ")" : ""));
+    if (item.lifecycle === "SESSION" && item.sessionId) showWorkingMemory(fields, item);
     // PROJECT items are never archived (README, "Lifecycle")
     $("archive").hidden = item.archived || item.lifecycle === "PROJECT" || item.retracted;
     $("unarchive").hidden = !item.archived;
@@ -305,6 +306,21 @@
         (e.reason ? ": " + e.reason : "");
       history.appendChild(li);
     });
+  }
+
+  // a SESSION item's place in its session's working memory: how full it is
+  var WORKING = "query Working($scope: String!, $session: String!) {" +
+    " workingMemory(scope: $scope, sessionId: $session) { capacity items { id } } }";
+
+  function showWorkingMemory(fields, item) {
+    gql(WORKING, { scope: item.scope, session: item.sessionId })
+      .then(function (data) {
+        if (selected !== item.id) return;  // another item was chosen meanwhile
+        var w = data.workingMemory, held = w.items.length;
+        field(fields, "working memory", w.capacity === null ? held + " held, no bound"
+          : held + " of " + w.capacity + " held");
+      })
+      .catch(function (error) { status(error.message, true); });
   }
 
   function select(id) {
