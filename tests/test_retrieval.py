@@ -628,3 +628,40 @@ def _decay(d: dict[str, Any] | None) -> DecayConfig | None:
 
 def _scope(sc: str) -> MemoryFilter:
     return MemoryFilter(scope_prefix=sc)
+
+
+# ---------------------------------------------------------------- access
+
+
+async def test_track_access_counts_what_each_query_returns(api: Api) -> None:
+    sc = scope()
+    made = await create(api, *(row(sc) for _ in range(3)))
+    count = "query($ids: [ID!]!) { items(filter: {ids: $ids}) { id access { count } } }"
+
+    async def counts() -> dict[str, int]:
+        found = (await api.ok(count, ids=made))["items"]
+        return {i["id"]: i["access"]["count"] for i in found}
+
+    tracked = {
+        "scoredItems": ("query($w: ScoreWeights!, $o: ScoredQueryOptions) { scoredItems("
+                        "weights: $w, options: $o, trackAccess: true) { item { id } } }",
+                        {"w": WEIGHTS, "o": {"pre": {"scope": sc}, "limit": 2}}),
+        "itemsByBudget": ("query($i: BudgetInput!) { itemsByBudget(input: $i, trackAccess: "
+                          "true) { item { id } } }", {"i": budget_input(sc, 1)}),
+        "smartRetrieve": ("query($i: SmartRetrievalInput!) { smartRetrieve(input: $i, "
+                          "trackAccess: true) { item { id } } }", {"i": budget_input(sc, 2)}),
+        "smartRetrieveExplained": ("query($i: SmartRetrievalInput!) { smartRetrieveExplained("
+                                   "input: $i, trackAccess: true) { items { item { id } } } }",
+                                   {"i": budget_input(sc, 3)}),
+    }  # fmt: skip
+    expected = dict.fromkeys(made, 0)
+    for name, (query, variables) in tracked.items():
+        found = (await api.ok(query, **variables))[name]
+        returned = ids(found["items"] if name == "smartRetrieveExplained" else found)
+        assert returned, name
+        for item_id in returned:
+            expected[item_id] += 1
+        assert await counts() == expected, name
+    untracked = "query($i: BudgetInput!) { itemsByBudget(input: $i) { item { id } } }"
+    await api.ok(untracked, i=budget_input(sc, 3))
+    assert await counts() == expected
