@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -86,10 +87,14 @@ def _unavailable(exc: Exception) -> MemexError:
 #: Neo4j status codes (parts of them) and what they are to memexd's callers.
 _NEO4J_EXHAUSTED = ("TransactionTimedOut", "MemoryPoolOutOfMemory", "MemoryLimitExceeded")
 _NEO4J_CONFLICT = ("DeadlockDetected", "LockClientStopped")
+_NEO4J_STOPPED = ("LockClientStopped", "Transaction.Terminated")
 
 
 @contextmanager
-def neo4j_errors() -> Iterator[None]:
+def neo4j_errors(timeout_s: float | None = None) -> Iterator[None]:
+    """Neo4j's errors as memexd's; ``timeout_s``: the transaction timeout of
+    what runs inside, if any."""
+    started = time.monotonic()
     try:
         yield
     except MemexError:
@@ -97,6 +102,12 @@ def neo4j_errors() -> Iterator[None]:
     except neo.ConstraintError as exc:
         raise ConstraintViolation(str(exc.message)) from exc
     except neo.Neo4jError as exc:
+        # The engine ends a transaction that outlives its timeout; one caught
+        # taking or holding a lock says LockClientStopped (or Terminated),
+        # not TransactionTimedOut: still the time limit, not a conflict.
+        late = timeout_s is not None and time.monotonic() - started >= timeout_s
+        if late and any(part in (exc.code or "") for part in _NEO4J_STOPPED):
+            raise ResourceExhausted("the query exceeded the engine's time limit") from exc
         raise _neo4j_error(exc) from exc
     except (neo.ServiceUnavailable, neo.SessionExpired) as exc:
         if "connect" in str(exc).lower() and not isinstance(exc, neo.IncompleteCommit):

@@ -100,12 +100,12 @@ class Neo4jStore:
 
     async def read(self, text: str, params: Params) -> list[Row]:
         # one auto-commit transaction: a round trip less than an explicit one
-        with neo4j_errors():
+        with neo4j_errors(self._timeout):
             return await self._run(neo4j.READ_ACCESS, _PREFIX + text, params)
 
     async def write(self, text: str, params: Params) -> list[Row]:
         text = self._lock + text
-        with neo4j_errors():
+        with neo4j_errors(self._timeout):
             for attempt in range(1, _ATTEMPTS + 1):
                 try:
                     return await self._run(neo4j.WRITE_ACCESS, text, params)
