@@ -103,7 +103,12 @@ class ItemCommands:
             if taken:
                 raise DuplicateMemory(taken)
             if time.monotonic() > deadline:  # a fence that outlived its cascade
-                raise Conflict("a parent is being cascade-retracted; try again")
+                why = (
+                    "a parent is being cascade-retracted"
+                    if eviction is None
+                    else ("the session's working memory kept changing")
+                )
+                raise Conflict(f"{why}; try again")
             await asyncio.sleep(0.005)  # a parent is fenced, or the plan went stale
 
     async def _evicting(self, batch: Prepared) -> Eviction | None:
