@@ -79,6 +79,8 @@ async def test_a_source_is_promoted_once(api: Api) -> None:
     before = await api.snapshot()
     again = (await api.ok(PROMOTE, id=source["id"], tag="PITFALL"))["promoteItem"]
     assert again == first
+    dry = (await api.ok(PROMOTE, id=source["id"], tag="PITFALL", dry=True))["promoteItem"]
+    assert dry == {**first, "dryRun": True}  # the promotion it has, the flag echoed
     assert await api.snapshot() == before
     await api.ok(RETRACT, id=first["promoted"]["id"])  # its promotion gone: promote anew
     fresh = (await api.ok(PROMOTE, id=source["id"], tag="PITFALL"))["promoteItem"]

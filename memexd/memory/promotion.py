@@ -15,7 +15,7 @@ write nothing and return the promotions without the new items.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from memexd.concurrency import compare_and_set
@@ -97,7 +97,8 @@ class Promotion:
             if not dry and fresh and not await self._write(fresh, drafts, origin):
                 return None
             made = {s.id: d for (s, _), d in zip(fresh, drafts, strict=True)}
-            return [done.get(s.id) or _result(s, made[s.id], dry) for s, _ in sources]
+            return [replace(done[s.id], dry_run=dry) if s.id in done
+                    else _result(s, made[s.id], dry) for s, _ in sources]  # fmt: skip
 
         return await compare_and_set(attempt, "promotion")
 
