@@ -40,8 +40,9 @@ UNGUARDED = {
     "item_create": {"c", "dup", "fenced", "n", "p", "i", "t", "old", "held", "log_e"},
     "item_update": {"fenced", "p", "i", "t"},
     # ids are global (dup); n is the item being created (its scope is
-    # checked), log_e the event; the sources are checked writable
-    "item_promote": {"dup", "log_e", "n"},
+    # checked), log_e the event; the sources are checked writable; an
+    # earlier promotion of one is counted, whoever may read it
+    "item_promote": {"dup", "earlier", "log_e", "n"},
     # ids are global (dup); n is the record being created (its scope is
     # checked); i, t, m are records it links to or that name it
     "plan_create": {"dup", "i", "m", "n", "t"},

@@ -7,7 +7,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
+import pytest
+
+from memexd import concurrency
 from memexd.ids import uuid7_at
+from memexd.memory.promotion import Promotion
 from tests.support import Api
 
 RESULT = """source { id } dryRun
@@ -149,3 +153,21 @@ async def test_bad_promotion_input_writes_nothing(api: Api) -> None:
     blank = 'mutation($id: ID!) { promoteItem(id: $id, tag: FAQ, author: "") { dryRun } }'
     assert await api.codes(blank, id=archived["id"]) == ["BAD_USER_INPUT"]
     assert await api.snapshot() == before
+
+
+async def test_the_write_itself_refuses_a_second_promotion(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Racing writers may all read "not promoted yet": the statement's own
+    guard lets one through (seen here by hiding the read)."""
+
+    async def nothing(self: Promotion, ids: list[str]) -> dict[str, Any]:
+        return {}
+
+    source = await learned(api)
+    await api.ok(PROMOTE, id=source["id"], tag="FAQ")
+    monkeypatch.setattr(Promotion, "_existing", nothing)
+    monkeypatch.setattr(concurrency, "ATTEMPTS", 2)
+    assert await api.codes(PROMOTE, id=source["id"], tag="FAQ") == ["CONFLICT"]
+    found = await api.ok("{ items(filter: {lifecycle: [PROJECT]}) { id } }")
+    assert len(found["items"]) == 1

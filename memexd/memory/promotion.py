@@ -163,7 +163,10 @@ class Promotion:
             "events": [event_props(ev.edge_created(e, origin, scopes=(s.scope, s.scope)))
                        for e, (s, _) in zip(edges, sources, strict=True)],
         }  # fmt: skip
-        return bool(await self.graph.write("item_promote", params))
+        rows = await self.graph.write("item_promote", params)
+        # the statement counts what it made: none when its guard found the
+        # state changed since the read
+        return bool(rows) and int(rows[0]["created"]) == len(sources)
 
 
 def _result(source: Item, draft: tuple[ValidItem, Edge], dry: bool) -> Promoted:
