@@ -15,6 +15,8 @@ from memexd.integrity.provenance import Provenance
 from memexd.intents.commands import PlanCommands
 from memexd.intents.reads import PlanReads
 from memexd.intents.spec import INTENT, TASK
+from memexd.jobs.queue import JobQueue
+from memexd.jobs.schedules import Schedules
 from memexd.memory.archive import Archival
 from memexd.memory.context import Contexts
 from memexd.memory.edges import EdgeCommands, EdgeReads
@@ -107,6 +109,14 @@ class Memex:
     @cached_property
     def own_vectors(self) -> OwnVectors:
         return OwnVectors(self.graph, self.limits)
+
+    @cached_property
+    def jobs(self) -> JobQueue:
+        return JobQueue(self.graph, self.limits, self.settings.jobs_max_queued)
+
+    @cached_property
+    def schedules(self) -> Schedules:
+        return Schedules(self.graph, self.limits, self.settings)
 
     @cached_property
     def edges(self) -> EdgeCommands:

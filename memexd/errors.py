@@ -4,7 +4,7 @@ Every error a client can see derives from :class:`MemexError` and carries the
 ``code`` that the GraphQL layer puts in ``extensions.code``::
 
     MemexError
-    ├── NotFound            MEMORY_ / EDGE_ / INTENT_ / TASK_NOT_FOUND
+    ├── NotFound            MEMORY_ / EDGE_ / INTENT_ / TASK_ / JOB_ / SCHEDULE_NOT_FOUND
     ├── Duplicate           DUPLICATE_MEMORY / _EDGE / _INTENT / _TASK
     ├── InvalidTransition   INVALID_INTENT_TRANSITION / INVALID_TASK_TRANSITION
     ├── InvalidTimestamp    INVALID_TIMESTAMP
@@ -44,11 +44,13 @@ __all__ = [
     "InvalidTaskTransition",
     "InvalidTimestamp",
     "InvalidTransition",
+    "JobNotFound",
     "MemexError",
     "MemoryNotFound",
     "NotFound",
     "Overloaded",
     "ResourceExhausted",
+    "ScheduleNotFound",
     "SchemaExists",
     "SettingsError",
     "StartupError",
@@ -104,6 +106,20 @@ class TaskNotFound(NotFound):
 
     def __init__(self, task_id: str) -> None:
         super().__init__(f"task {task_id} not found")
+
+
+class JobNotFound(NotFound):
+    code = "JOB_NOT_FOUND"
+
+    def __init__(self, job_id: str) -> None:
+        super().__init__(f"job {job_id} not found")
+
+
+class ScheduleNotFound(NotFound):
+    code = "SCHEDULE_NOT_FOUND"
+
+    def __init__(self, schedule_id: str) -> None:
+        super().__init__(f"schedule {schedule_id} not found")
 
 
 class Duplicate(MemexError):

@@ -107,6 +107,17 @@ class Settings(BaseSettings):
     jwt_grants_claim: str = Field("memexd_grants", min_length=1)
     jwt_leeway_s: float = Field(0.0, ge=0, le=300)
     cors_origins: list[str] = Field(default_factory=list)
+    # maintenance jobs (README, "Maintenance")
+    #: jobs one process runs at once (each in batches of jobs_batch items)
+    jobs_concurrency: int = Field(1, ge=0, le=16)
+    jobs_batch: int = Field(1_000, ge=1, le=10_000)
+    #: how often a process looks for queued jobs and due schedules
+    jobs_poll_s: Seconds = 1.0
+    #: a running job's lease: a process renews it while it runs; one whose
+    #: lease lapsed (its process died) is marked FAILED by any other
+    jobs_lease_s: Seconds = 15.0
+    #: queued jobs at most (runJob past it: RESOURCE_EXHAUSTED)
+    jobs_max_queued: int = Field(100, ge=1, le=10_000)
     # the rest
     graphiql: bool = True
     #: the full-text index for text search and recall (memory per item: README, "Text search")

@@ -8,6 +8,7 @@ from memexd.resolvers import edges as edges_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
+from memexd.resolvers import jobs as jobs_r
 from memexd.resolvers import lifecycle as lifecycle_r
 from memexd.resolvers import recall as recall_r
 from memexd.resolvers import replay as replay_r
@@ -20,6 +21,7 @@ from memexd.schema.federation import OPERATOR_TOOL
 from memexd.schema.integrity import CascadeResult
 from memexd.schema.intents import IntentResult, TaskResult
 from memexd.schema.items import ItemResult, ItemsResult, MemoryItem
+from memexd.schema.jobs import Job, Schedule
 from memexd.schema.promotion import PromotionResult
 from memexd.schema.replay import ReplayResult
 from memexd.schema.transplant import ImportReport
@@ -81,6 +83,30 @@ class Mutation:
     promote_from_task: list[PromotionResult] = strawberry.mutation(
         resolver=lifecycle_r.promote_from_task,
         description="Promote every live summary item of a task (oldest first), in one write.",
+    )
+    run_job: Job = strawberry.mutation(
+        resolver=jobs_r.run_job,
+        description="Queue a maintenance job; it runs off the request path (poll job(id)).",
+    )
+    cancel_job: Job = strawberry.mutation(
+        resolver=jobs_r.cancel_job,
+        description="Cancel a queued job at once, or stop a running one after its current batch.",
+    )
+    create_schedule: Schedule = strawberry.mutation(
+        resolver=jobs_r.create_schedule, description="Queue a job on a cron expression."
+    )
+    pause_schedule: Schedule = strawberry.mutation(
+        resolver=jobs_r.pause_schedule, description="Stop a schedule's ticks until resumed."
+    )
+    resume_schedule: Schedule = strawberry.mutation(
+        resolver=jobs_r.resume_schedule, description="Resume ticks, from the next one after now."
+    )
+    trigger_schedule: Job = strawberry.mutation(
+        resolver=jobs_r.trigger_schedule,
+        description="Queue the schedule's job now, as its overlap policy allows.",
+    )
+    delete_schedule: bool = strawberry.mutation(
+        resolver=jobs_r.delete_schedule, description="Delete a schedule (its jobs stay)."
     )
     create_edge: EdgeResult = strawberry.mutation(
         resolver=edges_r.create_edge, description="Create a typed edge between two live items."

@@ -8,6 +8,7 @@ from memexd.resolvers import events as events_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
+from memexd.resolvers import jobs as jobs_r
 from memexd.resolvers import lifecycle as lifecycle_r
 from memexd.resolvers import recall as recall_r
 from memexd.resolvers import retrieval as retrieval_r
@@ -20,6 +21,7 @@ from memexd.schema.events import Event
 from memexd.schema.integrity import Contradiction, ProvenanceGraph, StaleItem
 from memexd.schema.intents import Intent, Task
 from memexd.schema.items import MemoryItem
+from memexd.schema.jobs import Job, Schedule
 from memexd.schema.recall import RecallHit
 from memexd.schema.retrieval import RetrievalExplanation, ScoredItem
 from memexd.schema.stats import GraphStats
@@ -67,6 +69,15 @@ class Query:
     working_memory: WorkingMemory = strawberry.field(
         resolver=working_r.working_memory,
         description="A session's working memory in a scope: its capacity and what it holds.",
+    )
+    job: Job | None = strawberry.field(
+        resolver=jobs_r.job, description="A maintenance job the caller may see; null if none."
+    )
+    jobs: list[Job] = strawberry.field(
+        resolver=jobs_r.jobs, description="Maintenance jobs the caller may see, newest first."
+    )
+    schedules: list[Schedule] = strawberry.field(
+        resolver=jobs_r.schedules, description="The schedules the caller may see, by name."
     )
     related_items: list[MemoryItem] = strawberry.field(
         resolver=items_r.related_items, description="Live items joined to this one by active edges."

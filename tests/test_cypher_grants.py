@@ -24,7 +24,9 @@ INTERNAL = {"admin_snapshot_nodes", "admin_snapshot_rels", "admin_wipe", "admin_
             # memexd embed): derived data, no caller's question
             "embedding_pending", "embedding_set", "embedding_mark_all",
             # schema statements (n names the indexed label, no item)
-            "vector_index_create", "vector_index_drop"}  # fmt: skip
+            "vector_index_create", "vector_index_drop",
+            # a job's progress: how many items its scan passes (never returned)
+            "job_scan_start"}  # fmt: skip
 #: Item variables bound without a grant, and why that reveals nothing.
 UNGUARDED = {
     # the same two items as x and y, which are checked, found again by id
@@ -50,6 +52,8 @@ UNGUARDED = {
     "contradiction_pair": {"a", "b"},
     # the far end of an edge that goes with a retracted item, whoever owns it
     "item_retract_plan": {"o"},
+    # the events the consolidation writes (its items are checked writable)
+    "job_consolidate": {"log_e"},
 }
 _BINDS = re.compile(r"\((\w+):(?:/\*<label>\*/)?(?:Item|Event|Intent|Task)\b")
 _GRANTED = re.compile(r"@(?:readable|writable|readable_event)\((\w+)\)")

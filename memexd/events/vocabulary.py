@@ -34,6 +34,7 @@ __all__ = [
     "edge_updated",
     "event_from_row",
     "event_props",
+    "job_changed",
     "kept_from_row",
     "lifecycle",
     "memory_archived",
@@ -313,6 +314,18 @@ def lifecycle(
     command, and the command that caused it (``cause_type``, e.g. ``task.start``)."""
     return _event(type_, cause, namespace, record, origin, Why(), subject=str(record["id"]),
                   scope=scope, scopes=(scope,))  # fmt: skip
+
+
+# ------------------------------------------------------------------ job.*
+
+
+def job_changed(type_: str, cause: str, record: JSONObject, author: str,
+                scopes: tuple[str, ...]) -> Event:  # fmt: skip
+    """A ``job.*`` event (memexd's, SPEC §13: queued, started, completed,
+    failed, cancelled): the whole job record after the change. ``scopes``:
+    every scope the job reaches; only callers who can read them all see it."""
+    return _event(type_, cause, "job", record, Origin(), Why(author), subject=str(record["id"]),
+                  scope=scopes[0], scopes=scopes)  # fmt: skip
 
 
 # ------------------------------------------------------------------ the graph

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import orjson
@@ -14,6 +15,7 @@ from memexd.types import JSONObject, Row
 
 __all__ = [
     "ITEM_COLUMNS",
+    "content_key",
     "edge_from_row",
     "edge_json",
     "edge_props",
@@ -68,7 +70,17 @@ def item_row(
     row = [item.id, item.scope, item.kind, content, item.author, item.source_kind,
            item.authority, item.created_at, item.retracted, 0, parents, item.conviction,
            item.importance, item.intent_id, item.task_id, meta]  # fmt: skip
-    return row, meta_props(item.meta)
+    key = content_key(item.scope, item.kind, item.content)
+    return row, meta_props(item.meta) | {"content_key": key}
+
+
+def content_key(scope: str, kind: str, content: Any) -> str:
+    """What makes two items duplicates (CONSOLIDATE, SPEC §13): the same
+    scope, kind and content, whatever the order of the content's keys. A
+    SHA-256 of them, stored and indexed on every item, so twins are found by
+    one index lookup."""
+    canonical = orjson.dumps([scope, kind, content], option=orjson.OPT_SORT_KEYS)
+    return hashlib.sha256(canonical).hexdigest()
 
 
 def meta_props(meta: JSONObject | None) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from memexd.feed.signals import drain_on_exit
 from memexd.feed.store import WakingStore
 from memexd.graph import Graph
 from memexd.graph.open import open_migrated
+from memexd.jobs.worker import jobs_running
 from memexd.recall import ensure_indexes
 from memexd.recall.embedding import embedding
 from memexd.server import explorer, graphiql, nesting
@@ -54,14 +55,14 @@ def create_app(
         restore = drain_on_exit(feed)
         try:
             if store is not None:
-                async with embedding(holder.memex, embeds):
+                async with embedding(holder.memex, embeds), jobs_running(holder.memex, settings):
                     yield
                 return
             opened, _ = await open_migrated(settings)
             try:
                 await ensure_indexes(Graph(opened), settings.text_search)
                 holder.memex = Memex(WakingStore(opened, feed.wake), settings)
-                async with embedding(holder.memex, embeds):
+                async with embedding(holder.memex, embeds), jobs_running(holder.memex, settings):
                     yield
             finally:
                 holder.memex = None

@@ -1,0 +1,15 @@
+// Maintenance jobs (memexd/jobs/): jobs by id and status, schedules by id,
+// archives by id; items by content key (CONSOLIDATE finds twins by it) and by
+// stored decay score (DECAY_UPDATE). Items written before content keys
+// existed wait for one under the Unkeyed label (a CONSOLIDATE run keys them).
+MATCH (n:Item) WHERE n.content_key IS NULL AND NOT n:Unkeyed
+WITH n LIMIT 50000
+SET n:Unkeyed
+RETURN count(n) AS changed;
+CREATE INDEX FOR (j:Job) ON (j.id);
+CREATE INDEX FOR (j:Job) ON (j.status);
+CREATE INDEX FOR (j:Job) ON (j.schedule_id);
+CREATE INDEX FOR (s:Schedule) ON (s.id);
+CREATE INDEX FOR (a:MemoryArchive) ON (a.id);
+CREATE INDEX FOR (n:Item) ON (n.content_key);
+CREATE INDEX FOR (n:Item) ON (n.decay_stored)

@@ -1,0 +1,15 @@
+// Maintenance jobs (memexd/jobs/): jobs by id and status, schedules by id,
+// archives by id; items by content key (CONSOLIDATE finds twins by it) and by
+// stored decay score (DECAY_UPDATE). Items written before content keys
+// existed wait for one under the Unkeyed label (a CONSOLIDATE run keys them).
+MATCH (n:Item) WHERE n.content_key IS NULL AND NOT n:Unkeyed
+WITH n LIMIT 50000
+SET n:Unkeyed
+RETURN count(n) AS changed;
+CREATE CONSTRAINT job_id IF NOT EXISTS FOR (j:Job) REQUIRE j.id IS UNIQUE;
+CREATE INDEX job_status IF NOT EXISTS FOR (j:Job) ON (j.status);
+CREATE INDEX job_schedule IF NOT EXISTS FOR (j:Job) ON (j.schedule_id);
+CREATE CONSTRAINT schedule_id IF NOT EXISTS FOR (s:Schedule) REQUIRE s.id IS UNIQUE;
+CREATE CONSTRAINT archive_id IF NOT EXISTS FOR (a:MemoryArchive) REQUIRE a.id IS UNIQUE;
+CREATE INDEX item_content_key IF NOT EXISTS FOR (n:Item) ON (n.content_key);
+CREATE INDEX item_decay_stored IF NOT EXISTS FOR (n:Item) ON (n.decay_stored)
