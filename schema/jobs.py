@@ -103,7 +103,8 @@ class Job:
     error: str | None = strawberry.field(description="Why it FAILED (a code, then a message).")
     schedule_id: strawberry.ID | None = strawberry.field(description="The schedule that queued it.")
     runner: str | None = strawberry.field(
-        description="The process running it (host:pid:nonce), while it runs: which replica.")
+        description="The process running it (host:pid:nonce), while it runs: which replica."
+    )
 
     @classmethod
     def of(cls, j: model.Job) -> Job:

@@ -103,7 +103,8 @@ def test_a_job_runs_once_across_replicas(replicas: Replicas) -> None:
     replicas.load(200)
     job_id = replicas.call(2, RUN)["runJob"]["id"]
     done = replicas.wait(job_id, lambda j: j["status"] not in ("QUEUED", "RUNNING"))
-    assert done["status"] == "COMPLETED" and done["result"]["scored"] == 200
+    assert done["status"] == "COMPLETED"
+    assert done["result"]["scored"] == 200
     started = [e for e in replicas.call(0, STARTED)["events"]
                if e["payload"]["job"]["id"] == job_id]  # fmt: skip
     assert len(started) == 1
@@ -120,10 +121,12 @@ def test_a_killed_runner_leaves_its_job_failed_and_its_batches_kept(
     failed = replicas.wait(job_id, lambda j: j["status"] != "RUNNING")
     assert failed["status"] == "FAILED", failed
     assert failed["error"].startswith("interrupted"), failed
-    assert 0 < failed["progress"] < 1 and failed["result"]["scored"] > 0
+    assert 0 < failed["progress"] < 1
+    assert failed["result"]["scored"] > 0
     time.sleep(1.5)  # nobody runs it again
     again = replicas.call(2, JOB, id=job_id)["job"]
-    assert again["status"] == "FAILED" and again["result"] == failed["result"]
+    assert again["status"] == "FAILED"
+    assert again["result"] == failed["result"]
     started = [e for e in replicas.call(1, STARTED)["events"]
                if e["payload"]["job"]["id"] == job_id]  # fmt: skip
     assert len(started) == 1
@@ -132,8 +135,11 @@ def test_a_killed_runner_leaves_its_job_failed_and_its_batches_kept(
 async def test_a_tick_fires_once_across_replicas(
     replicas: Replicas, engine_store: GraphStore
 ) -> None:
-    made = replicas.call(0, 'mutation { createSchedule(input: {name: "d", cron: "0 0 1 1 *", '
-                         'job: {type: DECAY_UPDATE, author: "ops", dryRun: true}}) { id } }')
+    made = replicas.call(
+        0,
+        'mutation { createSchedule(input: {name: "d", cron: "0 0 1 1 *", '
+        'job: {type: DECAY_UPDATE, author: "ops", dryRun: true}}) { id } }',
+    )
     schedule_id = made["createSchedule"]["id"]
     # a year from now, as far as the replicas know: make it due now
     await Graph(engine_store).store.write(

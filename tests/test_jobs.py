@@ -26,7 +26,7 @@ CANCEL = "mutation($id: ID!) { cancelJob(id: $id) { id status } }"
 EVENTS = """query($ns: [String!]) { events(filter: {namespaces: $ns}) {
   type payload } }"""
 ITEM = "query($id: ID!) { item(id: $id) { id archived } }"
-EDGES = "query($to: ID!) { edges(filter: {to: $to, kind: \"SUPERSEDES\"}) { from to author } }"
+EDGES = 'query($to: ID!) { edges(filter: {to: $to, kind: "SUPERSEDES"}) { from to author } }'
 
 
 def job(type_: str = "DECAY_UPDATE", **fields: Any) -> dict[str, Any]:
@@ -71,13 +71,18 @@ async def stored_decay(api: Api) -> dict[str, float]:
 async def test_a_job_is_queued_at_once_and_a_worker_runs_it(api: Api, tmp_path: Path) -> None:
     items = [await api.create(scope="d/") for _ in range(5)]
     queued_job = await queued(api, type_="DECAY_UPDATE", scopePrefix="d/")
-    assert queued_job["status"] == "QUEUED" and queued_job["progress"] is None
+    assert queued_job["status"] == "QUEUED"
+    assert queued_job["progress"] is None
     assert await stored_decay(api) == {}
     await drain(worker(api, tmp_path, jobs_batch=2))
     done = await status(api, queued_job["id"])
-    assert done["status"] == "COMPLETED" and done["progress"] == 1.0
-    assert done["runner"] is None and done["startedAt"] and done["finishedAt"]
-    assert done["result"]["scored"] == 5 and done["result"]["belowArchive"] == 0
+    assert done["status"] == "COMPLETED"
+    assert done["progress"] == 1.0
+    assert done["runner"] is None
+    assert done["startedAt"]
+    assert done["finishedAt"]
+    assert done["result"]["scored"] == 5
+    assert done["result"]["belowArchive"] == 0
     scores = await stored_decay(api)
     assert set(scores) == {i["id"] for i in items}
     assert all(0.9 < s <= 1.0 for s in scores.values())  # just written: recency ≈ 1
@@ -93,16 +98,15 @@ async def test_the_job_lifecycle_is_in_the_log(api: Api, tmp_path: Path) -> None
     assert events[-1]["payload"]["job"]["result"]["scored"] == 1
 
 
-async def test_a_dry_run_reports_and_writes_nothing_but_the_job(
-    api: Api, tmp_path: Path
-) -> None:
+async def test_a_dry_run_reports_and_writes_nothing_but_the_job(api: Api, tmp_path: Path) -> None:
     for _ in range(3):
         await api.create(scope="d/")
     before = await api.snapshot()
     queued_job = await queued(api, dryRun=True)
     await drain(worker(api, tmp_path))
     done = await status(api, queued_job["id"])
-    assert done["status"] == "COMPLETED" and done["result"]["scored"] == 3
+    assert done["status"] == "COMPLETED"
+    assert done["result"]["scored"] == 3
     assert await stored_decay(api) == {}
     after = await api.snapshot()
     changed = [n for n in after[0] if n not in before[0]]
@@ -134,7 +138,8 @@ async def test_a_job_whose_process_died_is_marked_failed(api: Api, tmp_path: Pat
     await asyncio.sleep(0.3)
     await survivor.reap()
     done = await status(api, queued_job["id"])
-    assert done["status"] == "FAILED" and done["error"].startswith("interrupted")
+    assert done["status"] == "FAILED"
+    assert done["error"].startswith("interrupted")
     assert done["runner"] is None
     await dead.execute(claimed)  # the lost process finds out at its first step
     assert (await status(api, queued_job["id"]))["status"] == "FAILED"
@@ -169,9 +174,7 @@ async def test_cancelling_a_queued_job_is_immediate(api: Api, tmp_path: Path) ->
     assert types == ["job.queued", "job.cancelled"]
 
 
-async def test_cancelling_a_running_job_stops_it_between_batches(
-    api: Api, tmp_path: Path
-) -> None:
+async def test_cancelling_a_running_job_stops_it_between_batches(api: Api, tmp_path: Path) -> None:
     for _ in range(6):
         await api.create(scope="d/")
     queued_job = await queued(api)
@@ -182,7 +185,8 @@ async def test_cancelling_a_running_job_stops_it_between_batches(
     assert asked["status"] == "RUNNING"  # asked to stop; it stops after its batch
     await w.execute(claimed)
     done = await status(api, queued_job["id"])
-    assert done["status"] == "CANCELLED" and done["progress"] < 1.0
+    assert done["status"] == "CANCELLED"
+    assert done["progress"] < 1.0
     assert done["result"]["scored"] <= 1  # one batch ran at most
 
 
@@ -199,9 +203,7 @@ async def test_cancel_needs_a_known_job_and_a_write_grant(api: Api) -> None:
 # ---------------------------------------------------------------- grants
 
 
-async def test_jobs_run_under_the_grants_of_whoever_queued_them(
-    api: Api, tmp_path: Path
-) -> None:
+async def test_jobs_run_under_the_grants_of_whoever_queued_them(api: Api, tmp_path: Path) -> None:
     mine = [await api.create(scope="a/") for _ in range(2)]
     await api.create(scope="b/")
     tenant = api.with_grants("write:a/")
@@ -266,7 +268,8 @@ async def test_a_bad_job_is_refused_and_nothing_is_queued(
 
 async def test_an_unknown_job_type_is_a_validation_error(api: Api) -> None:
     body = await api.run(RUN, {"i": job("DEFRAG")})
-    assert body["errors"] and (await api.ok(JOBS))["jobs"] == []
+    assert body["errors"]
+    assert (await api.ok(JOBS))["jobs"] == []
 
 
 async def test_a_full_queue_refuses_more(make_api: ApiFactory) -> None:
@@ -294,9 +297,7 @@ async def twins(api: Api) -> dict[str, Any]:
     return made
 
 
-async def test_consolidation_archives_twins_under_their_oldest(
-    api: Api, tmp_path: Path
-) -> None:
+async def test_consolidation_archives_twins_under_their_oldest(api: Api, tmp_path: Path) -> None:
     made = await twins(api)
     keeper, *dups = made["twins"]
     queued_job = await queued(api, type_="CONSOLIDATE")
@@ -311,7 +312,8 @@ async def test_consolidation_archives_twins_under_their_oldest(
     for kept in (keeper, made["other"], made["elsewhere"], made["kind"]):
         assert (await api.ok(ITEM, id=kept["id"]))["item"]["archived"] is False
     types = [e["type"] for e in (await api.ok(EVENTS, ns=["memory"]))["events"]]
-    assert types.count("memory.archived") == 2 and types.count("edge.created") == 2
+    assert types.count("memory.archived") == 2
+    assert types.count("edge.created") == 2
     # again: nothing more to do
     again = await queued(api, type_="CONSOLIDATE")
     await drain(worker(api, tmp_path))
@@ -333,7 +335,8 @@ async def test_consolidation_keys_items_written_before_keys(api: Api, tmp_path: 
     made = await twins(api)
     # as an older server left them: no key, waiting under the Unkeyed label
     await api.graph.store.write(
-        "MATCH (n:Item) REMOVE n.content_key SET n:Unkeyed RETURN count(n)", {})
+        "MATCH (n:Item) REMOVE n.content_key SET n:Unkeyed RETURN count(n)", {}
+    )
     dry = await queued(api, type_="CONSOLIDATE", dryRun=True)
     await drain(worker(api, tmp_path))
     assert (await status(api, dry["id"]))["result"] == {
@@ -383,7 +386,8 @@ async def test_a_consolidation_that_loses_a_race_reads_its_page_again(
     w.graph.bound = lambda access: run_graph  # type: ignore[method-assign]
     await w.execute(claimed)
     done = await status(api, queued_job["id"])
-    assert done["status"] == "COMPLETED" and done["result"]["duplicates"] == 2
+    assert done["status"] == "COMPLETED"
+    assert done["result"]["duplicates"] == 2
     assert touched
     item = (await api.ok(ITEM, id=made["twins"][1]["id"]))["item"]
     assert item["archived"] is True

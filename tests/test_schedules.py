@@ -44,8 +44,9 @@ async def due_now(api: Api, schedule_id: str, ago: timedelta = timedelta(seconds
     """Make the schedule's next tick lie in the past, as time passing would."""
     past = now_ms() - int(ago.total_seconds() * 1000)
     await api.graph.store.write(
-        "MATCH (s:Schedule {id: $id}) SET s.next_run_at = $t RETURN s.id", {"id": schedule_id,
-                                                                              "t": past})  # fmt: skip
+        "MATCH (s:Schedule {id: $id}) SET s.next_run_at = $t RETURN s.id",
+        {"id": schedule_id, "t": past},
+    )
 
 
 # ---------------------------------------------------------------- create, read
@@ -55,8 +56,12 @@ async def test_a_schedule_knows_its_next_tick(api: Api) -> None:
     before = datetime.now(UTC)
     made = await created(api)
     tick = instant(made["nextRunAt"])
-    assert made["paused"] is False and made["overlap"] == "SKIP" and made["timeZone"] == "UTC"
-    assert tick.minute % 5 == 0 and tick.second == 0 and tick.microsecond == 0
+    assert made["paused"] is False
+    assert made["overlap"] == "SKIP"
+    assert made["timeZone"] == "UTC"
+    assert tick.minute % 5 == 0
+    assert tick.second == 0
+    assert tick.microsecond == 0
     assert before < tick <= before + timedelta(minutes=5)
     assert made["job"] == {"type": "DECAY_UPDATE", "author": "ops", "scopePrefix": None,
                            "params": None, "dryRun": False}  # fmt: skip
@@ -118,10 +123,12 @@ async def test_schedules_are_seen_and_changed_by_their_own(api: Api) -> None:
 async def test_pause_and_resume(api: Api) -> None:
     made = await created(api)
     paused = (await api.ok(PAUSE, id=made["id"]))["pauseSchedule"]
-    assert paused["paused"] is True and paused["nextRunAt"] is None
+    assert paused["paused"] is True
+    assert paused["nextRunAt"] is None
     assert (await api.ok(PAUSE, id=made["id"]))["pauseSchedule"]["paused"] is True
     resumed = (await api.ok(RESUME, id=made["id"]))["resumeSchedule"]
-    assert resumed["paused"] is False and instant(resumed["nextRunAt"]) > datetime.now(UTC)
+    assert resumed["paused"] is False
+    assert instant(resumed["nextRunAt"]) > datetime.now(UTC)
     for query in (PAUSE, RESUME, TRIGGER, DELETE):
         assert await api.codes(query, id=UNKNOWN) == ["SCHEDULE_NOT_FOUND"]
 
@@ -148,7 +155,8 @@ async def test_deleting_a_schedule_keeps_its_jobs(api: Api) -> None:
 async def test_trigger_queues_the_job_as_the_policy_allows(api: Api) -> None:
     skip = await created(api)
     fired = (await api.ok(TRIGGER, id=skip["id"]))["triggerSchedule"]
-    assert fired["status"] == "QUEUED" and fired["scheduleId"] == skip["id"]
+    assert fired["status"] == "QUEUED"
+    assert fired["scheduleId"] == skip["id"]
     assert await api.codes(TRIGGER, id=skip["id"]) == ["INVALID_TRANSITION"]
     listed = {s["id"]: s for s in (await api.ok(LIST))["schedules"]}
     assert listed[skip["id"]]["lastJob"]["id"] == fired["id"]
@@ -161,9 +169,7 @@ async def test_trigger_queues_the_job_as_the_policy_allows(api: Api) -> None:
     assert len((await api.ok(JOBS))["jobs"]) == 5
 
 
-async def test_buffer_one_lets_one_wait_behind_a_running_one(
-    api: Api, tmp_path: Path
-) -> None:
+async def test_buffer_one_lets_one_wait_behind_a_running_one(api: Api, tmp_path: Path) -> None:
     made = await created(api, overlap="BUFFER_ONE")
     await api.ok(TRIGGER, id=made["id"])
     assert await worker(api, tmp_path).claim() is not None  # now running
@@ -175,9 +181,7 @@ async def test_buffer_one_lets_one_wait_behind_a_running_one(
 # ---------------------------------------------------------------- ticks
 
 
-async def test_a_due_tick_fires_once_however_many_workers_poll(
-    api: Api, tmp_path: Path
-) -> None:
+async def test_a_due_tick_fires_once_however_many_workers_poll(api: Api, tmp_path: Path) -> None:
     made = await created(api)
     await due_now(api, made["id"])
     workers = [worker(api, tmp_path) for _ in range(4)]
@@ -204,9 +208,7 @@ async def test_ticks_missed_while_down_fire_once(api: Api, tmp_path: Path) -> No
     assert datetime.now(UTC) < tick <= datetime.now(UTC) + timedelta(minutes=1)
 
 
-async def test_skip_moves_on_without_firing_while_a_run_waits(
-    api: Api, tmp_path: Path
-) -> None:
+async def test_skip_moves_on_without_firing_while_a_run_waits(api: Api, tmp_path: Path) -> None:
     made = await created(api)
     await api.ok(TRIGGER, id=made["id"])
     await due_now(api, made["id"])
@@ -215,9 +217,7 @@ async def test_skip_moves_on_without_firing_while_a_run_waits(
     assert instant((await api.ok(LIST))["schedules"][0]["nextRunAt"]) > datetime.now(UTC)
 
 
-async def test_a_scheduled_job_runs_under_its_creators_grants(
-    api: Api, tmp_path: Path
-) -> None:
+async def test_a_scheduled_job_runs_under_its_creators_grants(api: Api, tmp_path: Path) -> None:
     await api.create(scope="a/")
     await api.create(scope="b/")
     tenant = api.with_grants("write:a/")
@@ -229,5 +229,5 @@ async def test_a_scheduled_job_runs_under_its_creators_grants(
     await asyncio.gather(*list(w.running.values()))
     job = (await tenant.ok(LIST))["schedules"][0]["lastJob"]
     assert job["status"] == "COMPLETED"
-    result = (await tenant.ok('query($id: ID!) { job(id: $id) { result } }', id=job["id"]))
+    result = await tenant.ok("query($id: ID!) { job(id: $id) { result } }", id=job["id"])
     assert result["job"]["result"]["scored"] == 1

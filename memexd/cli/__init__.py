@@ -1,10 +1,11 @@
 """The ``memexd`` command line: serve, migrate, keys, embed, archive, context,
-index, export-schema, export, import, replay.
+index, jobs, export-schema, export, import, replay.
 
 export, import and replay move MemEX files in and out (``memexd.cli.transplant``);
 embed embeds waiting items now (``memexd.cli.embed``); archive and context are
 the lifecycle's (``memexd.cli.lifecycle``); index turns a project's documents
-into items (``memexd.cli.index``).
+into items (``memexd.cli.index``); jobs runs and follows maintenance jobs
+(``memexd.cli.jobs``).
 
 Anything that stops a command from starting (a bad setting, the port in use, a
 locked or unwritable data directory, a missing engine program, an unreachable
@@ -23,7 +24,7 @@ from typing import Any
 
 from memexd import __version__
 from memexd.access.gate import Gate
-from memexd.cli import embed, index, lifecycle, transplant
+from memexd.cli import embed, index, jobs, lifecycle, transplant
 from memexd.errors import BadUserInput, StartupError
 from memexd.settings import Settings, load_settings
 
@@ -75,7 +76,8 @@ def _parser() -> argparse.ArgumentParser:
     _connection_flags(compact)
 
     _connection_flags(embed.add_parser(commands))
-    for command in lifecycle.add_parsers(commands) + index.add_parsers(commands):
+    for command in (lifecycle.add_parsers(commands) + index.add_parsers(commands)
+                    + jobs.add_parsers(commands)):  # fmt: skip
         _connection_flags(command)
 
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
@@ -153,6 +155,8 @@ def main(argv: list[str] | None = None) -> int:
             return lifecycle.HANDLERS[args.command](args, _settings(args))
         if args.command in index.HANDLERS:
             return index.HANDLERS[args.command](args, _settings(args))
+        if args.command in jobs.HANDLERS:
+            return jobs.HANDLERS[args.command](args, _settings(args))
         return int(handler[args.command](args))
     except StartupError as exc:
         print(f"memexd: {exc.message}", file=sys.stderr)
