@@ -340,3 +340,27 @@ def keep_alive(server: MemexdServer, timeout: float = 60) -> http.client.HTTPCon
     ~0.3 ms a request, which would blur the figures)."""
     host, port = server.base_url.removeprefix("http://").split(":")
     return http.client.HTTPConnection(host, int(port), timeout=timeout)
+
+
+def post_items(client: httpx.Client, rows: Sequence[dict[str, Any]]) -> float:
+    """Create ``rows`` through ``POST /items`` (NDJSON, 20,000 a request);
+    return the seconds it took."""
+    started = time.perf_counter()
+    for chunk in batches(rows, 20_000):
+        body = b"".join(json.dumps(row).encode() + b"\n" for row in chunk)
+        answer = client.post("/items", content=body,
+                             headers={"content-type": "application/x-ndjson"})  # fmt: skip
+        answer.raise_for_status()
+    return time.perf_counter() - started
+
+
+def post_graphql(conn: http.client.HTTPConnection, query: str,
+                 variables: dict[str, Any]) -> dict[str, Any]:  # fmt: skip
+    """One GraphQL request on a keep-alive connection; its data (errors raise)."""
+    conn.request("POST", "/graphql", json_body(query, variables),
+                 {"content-type": "application/json"})  # fmt: skip
+    body: dict[str, Any] = json.loads(conn.getresponse().read())
+    if body.get("errors"):
+        raise RuntimeError(body["errors"])
+    data: dict[str, Any] = body["data"]
+    return data

@@ -25,7 +25,6 @@ made 200 days ago (decay score 0.001, under the 0.1 threshold), spread over
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import sys
 import threading
@@ -34,8 +33,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
-from _common import GRAPH_NAME, Latencies, batches, item_inputs, keep_alive, memexd_server
+from _common import (
+    GRAPH_NAME,
+    Latencies,
+    item_inputs,
+    keep_alive,
+    memexd_server,
+    post_graphql,
+    post_items,
+)
 from recall_speed import used_memory
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -77,23 +83,14 @@ def inputs(count: int, rng: random.Random) -> tuple[list[dict[str, Any]], int]:
     return rows, stale
 
 
-def post(conn: Any, query: str, variables: dict[str, Any]) -> dict[str, Any]:
-    conn.request("POST", "/graphql", orjson.dumps({"query": query, "variables": variables}),
-                 {"content-type": "application/json"})  # fmt: skip
-    body: dict[str, Any] = json.loads(conn.getresponse().read())
-    if body.get("errors"):
-        raise RuntimeError(body["errors"])
-    return body["data"]  # type: ignore[no-any-return]
-
-
 def archive(conn: Any, stale: int) -> None:
     started = time.perf_counter()
-    dry = post(conn, ARCHIVE, {"dry": True})["archiveByDecay"]
+    dry = post_graphql(conn, ARCHIVE, {"dry": True})["archiveByDecay"]
     print(f"archiveByDecay dry run: {time.perf_counter() - started:.2f} s, would archive "
           f"{len(dry['archivedIds']):,} (at most MEMEXD_MAX_BATCH a call)")  # fmt: skip
     started, archived, calls = time.perf_counter(), 0, 0
     while True:
-        got = len(post(conn, ARCHIVE, {"dry": False})["archiveByDecay"]["archivedIds"])
+        got = len(post_graphql(conn, ARCHIVE, {"dry": False})["archiveByDecay"]["archivedIds"])
         calls += 1
         archived += got
         if not got:
@@ -108,7 +105,7 @@ def contexts(conn: Any, count: int, rng: random.Random) -> None:
         ms = []
         for _ in range(count):
             started = time.perf_counter()
-            post(conn, CONTEXT, {"s": f"s{rng.randrange(SESSIONS)}", "d": by_decay})
+            post_graphql(conn, CONTEXT, {"s": f"s{rng.randrange(SESSIONS)}", "d": by_decay})
             ms.append((time.perf_counter() - started) * 1000)
         lat = Latencies("context", ms)
         order = "by decay" if by_decay else "newest first"
@@ -122,7 +119,7 @@ def access(server: Any, ids: list[str], seconds: float, clients: int) -> None:
     def client(n: int) -> None:
         conn, rng = keep_alive(server), random.Random(n)
         while time.perf_counter() < stop:
-            post(conn, RECORD, {"ids": rng.sample(ids, 10)})
+            post_graphql(conn, RECORD, {"ids": rng.sample(ids, 10)})
             calls[n] += 1
 
     threads = [threading.Thread(target=client, args=(n,)) for n in range(clients)]
@@ -145,11 +142,8 @@ def main() -> None:
         httpx.Client(base_url=server.base_url, timeout=600) as client,
     ):
         before = used_memory(server.socket)
-        started = time.perf_counter()
-        for chunk in batches(rows, 20_000):
-            body = b"".join(orjson.dumps(row) + b"\n" for row in chunk)
-            client.post("/items", content=body, headers={"content-type": "application/x-ndjson"})
-        print(f"{args.items:,} items in {time.perf_counter() - started:.1f} s "
+        spent = post_items(client, rows)
+        print(f"{args.items:,} items in {spent:.1f} s "
               f"({stale:,} stale in {TENANT})")  # fmt: skip
         print(f"engine memory: {(used_memory(server.socket) - before) / args.items:,.0f} B per "
               "item (items, events, full-text index, lifecycle fields)")  # fmt: skip

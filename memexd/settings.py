@@ -110,7 +110,11 @@ class Settings(BaseSettings):
     # maintenance jobs (README, "Maintenance")
     #: jobs one process runs at once (each in batches of jobs_batch items)
     jobs_concurrency: int = Field(1, ge=0, le=16)
-    jobs_batch: int = Field(1_000, ge=1, le=10_000)
+    jobs_batch: int = Field(250, ge=1, le=10_000)
+    #: after each batch a job sleeps this many times as long as the batch
+    #: took: callers' reads and writes get the engine in between (README,
+    #: "Maintenance": point reads while a job runs)
+    jobs_yield: float = Field(1.0, ge=0, le=100)
     #: how often a process looks for queued jobs and due schedules
     jobs_poll_s: Seconds = 1.0
     #: a running job's lease: a process renews it while it runs; one whose

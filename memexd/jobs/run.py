@@ -10,7 +10,9 @@ when the lease lapsed and another process marked the job FAILED.
 
 from __future__ import annotations
 
+import asyncio
 import time
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -20,7 +22,7 @@ from memexd.jobs.model import Job
 from memexd.memory.validation import Limits
 from memexd.types import JSONObject
 
-__all__ = ["Cancelled", "JobRun", "Lost", "now_ms"]
+__all__ = ["Cancelled", "JobRun", "Lost", "Pace", "now_ms"]
 
 
 class Cancelled(Exception):
@@ -31,18 +33,35 @@ class Lost(Exception):
     """The job is no longer this process's (its lease lapsed)."""
 
 
+#: How often a running job records its progress, in seconds.
+RECORD_EVERY = 0.5
+
+
 def now_ms() -> int:
     return time.time_ns() // 1_000_000
 
 
+@dataclass(frozen=True, slots=True)
+class Pace:
+    """How a job uses the engine: items a batch, the sleep after each as a
+    multiple of the batch's time, and the lease it renews."""
+
+    batch: int
+    yield_ratio: float
+    lease_ms: int
+
+
 class JobRun:
-    def __init__(
-        self, job: Job, graph: Graph, limits: Limits, owner: str, batch: int, lease_ms: int
-    ) -> None:
-        self.job, self.graph, self.limits = job, graph, limits
-        self.owner, self.batch, self.lease_ms = owner, batch, lease_ms
+    def __init__(self, job: Job, graph: Graph, limits: Limits, owner: str, pace: Pace) -> None:
+        self.job, self.graph, self.limits, self.owner, self.pace = job, graph, limits, owner, pace
         #: the result so far (kept when the job is cancelled or fails)
         self.result: JSONObject = {}
+        self._since = time.monotonic()
+        self._recorded = 0.0  # the first batch records at once
+
+    @property
+    def batch(self) -> int:
+        return self.pace.batch
 
     @property
     def params(self) -> JSONObject:
@@ -53,11 +72,21 @@ class JobRun:
         return self.job.dry_run
 
     async def step(self, progress: float, result: JSONObject) -> None:
-        """Record a batch's progress (0 to 1) and the result so far."""
+        """After a batch: record its progress (0 to 1) and the result so far
+        (at most every :data:`RECORD_EVERY` seconds, which is also how soon a
+        cancellation is seen), then give the engine back for a while."""
         self.result = result
+        if time.monotonic() - self._recorded >= RECORD_EVERY:
+            await self._record(progress, result)
+            self._recorded = time.monotonic()
+        # callers' queries run in between
+        await asyncio.sleep((time.monotonic() - self._since) * self.pace.yield_ratio)
+        self._since = time.monotonic()
+
+    async def _record(self, progress: float, result: JSONObject) -> None:
         rows = await self.graph.write("job_step", {
             "id": self.job.id, "owner": self.owner, "progress": min(max(progress, 0.0), 1.0),
-            "result": _text(result), "lease_until": now_ms() + self.lease_ms})  # fmt: skip
+            "result": _text(result), "lease_until": now_ms() + self.pace.lease_ms})  # fmt: skip
         if not rows:
             raise Lost(self.job.id)
         if rows[0]["cancel"]:
@@ -67,7 +96,7 @@ class JobRun:
         """Renew the lease between batches (a batch may take a while)."""
         rows = await self.graph.write("job_step", {
             "id": self.job.id, "owner": self.owner, "progress": None, "result": None,
-            "lease_until": now_ms() + self.lease_ms})  # fmt: skip
+            "lease_until": now_ms() + self.pace.lease_ms})  # fmt: skip
         return bool(rows)
 
 

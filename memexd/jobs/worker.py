@@ -31,7 +31,7 @@ from memexd.ids import new_id
 from memexd.jobs.kinds import kind_of
 from memexd.jobs.model import Job, job_from_row
 from memexd.jobs.queue import job_event
-from memexd.jobs.run import Cancelled, JobRun, Lost, now_ms
+from memexd.jobs.run import Cancelled, JobRun, Lost, Pace, now_ms
 from memexd.jobs.schedules import Schedules
 from memexd.settings import Settings
 from memexd.types import JSONObject
@@ -128,8 +128,8 @@ class JobWorker:
         return None
 
     async def execute(self, job: Job) -> None:
-        run = JobRun(job, self.graph.bound(job.access), self.memex.limits, self.owner,
-                     self.settings.jobs_batch, self.lease_ms)  # fmt: skip
+        pace = Pace(self.settings.jobs_batch, self.settings.jobs_yield, self.lease_ms)
+        run = JobRun(job, self.graph.bound(job.access), self.memex.limits, self.owner, pace)
         renewing = asyncio.get_running_loop().create_task(self._renew(run))
         try:
             result = await kind_of(job.type).run(run)
