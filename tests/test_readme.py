@@ -126,3 +126,18 @@ def test_the_coordination_session_runs_as_written(tmp_path: Path) -> None:
     assert lines[0] == "## Task context"
     assert [line.split("]")[0] for line in lines[1:]] == [f"- [{i}" for i in reversed(ids)]
     assert lines[2].endswith("orders table migrated; invoices next")
+
+
+def test_the_maintenance_session_runs_as_written(tmp_path: Path) -> None:
+    """The README's maintenance example: a consolidation's dry run, the run,
+    the archived twins, and a schedule's next tick in its time zone."""
+    out = run_block("maintenance-session", tmp_path / "data")
+    dry, real, items, schedule = (json.loads(line) for line in out.splitlines())
+    assert dry["data"]["job"]["dryRun"] is True
+    assert dry["data"]["job"]["result"] == {"duplicates": 2, "keyed": 0, "unkeyed": 0}
+    assert real["data"]["job"]["status"] == "COMPLETED"
+    assert real["data"]["job"]["result"]["duplicates"] == 2
+    assert sorted(i["archived"] for i in items["data"]["items"]) == [False, True, True]
+    made = schedule["data"]["createSchedule"]
+    assert (made["name"], made["overlap"], made["paused"]) == ("nightly decay", "SKIP", False)
+    assert made["nextRunAt"][11:16] in ("02:00", "01:00")  # 03:00 in Paris (winter, summer)
