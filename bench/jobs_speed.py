@@ -37,7 +37,7 @@ from _common import (
 )
 
 READ = "query($id: ID!) { item(id: $id) { id scope kind content authority } }"
-RUN = "mutation($t: JobType!) { runJob(input: {type: $t, author: \"bench\"}) { id } }"
+RUN = 'mutation($t: JobType!) { runJob(input: {type: $t, author: "bench"}) { id } }'
 JOB = "query($id: ID!) { job(id: $id) { status startedAt finishedAt result error } }"
 
 

@@ -30,7 +30,7 @@ class JobType(Enum):
     )
     CLEANUP = strawberry.enum_value(
         "CLEANUP",
-        description="Purge old archived or retracted items of low score (not available yet).",
+        description="Purge old archived or retracted items of low score.",
     )
     ARCHIVE_CREATE = strawberry.enum_value(
         "ARCHIVE_CREATE",

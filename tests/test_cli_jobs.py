@@ -52,7 +52,9 @@ def test_jobs_refuse_bad_input(tmp_path: Path, graph_engine: Engine) -> None:
                  "--data-dir", data, **on)  # fmt: skip
     assert bad.returncode == 1
     assert "unknown keys" in bad.stderr
-    unsupported = memexd("jobs", "run", "CLEANUP", "--author", "ops", "--data-dir", data, **on)
+    unsupported = memexd(
+        "jobs", "run", "PATTERNS_EXTRACT", "--author", "ops", "--data-dir", data, **on
+    )
     assert unsupported.returncode == 1
     assert "not available" in unsupported.stderr
     missing = memexd("jobs", "watch", "0190c0de-0000-7000-8000-000000000000", "--data-dir",

@@ -54,6 +54,9 @@ UNGUARDED = {
     "item_retract_plan": {"o"},
     # the events the consolidation writes (its items are checked writable)
     "job_consolidate": {"log_e"},
+    # a purged item's own events (h), and the children that named it (c),
+    # whoever owns them: they only get a placeholder link, nothing is returned
+    "job_purge": {"c", "h"},
 }
 _BINDS = re.compile(r"\((\w+):(?:/\*<label>\*/)?(?:Item|Event|Intent|Task)\b")
 _GRANTED = re.compile(r"@(?:readable|writable|readable_event)\((\w+)\)")

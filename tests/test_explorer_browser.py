@@ -553,3 +553,146 @@ def test_live_updates_keep_what_items_say(page: Any, server: str) -> None:
         "second words"
     )
     assert page.console_errors == []
+
+
+JOBS = """query($type: JobType) { jobs(type: $type) { id type status scopePrefix dryRun
+  author result } }"""
+
+
+def test_the_jobs_panel_runs_a_job(page: Any, server: str) -> None:
+    """The server's own worker runs the job; the panel reads the list again
+    every second while the job waits or runs, and stops once it is done."""
+    from playwright.sync_api import expect
+
+    twins = [create(server, "jobrun:a") for _ in range(3)]  # same scope, kind and content
+    other = create(server, "jobrun:a", content={"note": "said once"})
+    asked: list[str] = []
+    page.on("request", lambda r: "query Jobs" in (r.post_data or "") and asked.append(r.url))
+    page.get_by_label("Acting as").fill("user:tidy")
+    page.get_by_role("button", name="Jobs").click()
+    expect(page.get_by_role("button", name="Jobs")).to_have_attribute("aria-expanded", "true")
+    page.get_by_label("Job type").select_option("CONSOLIDATE")
+    page.get_by_label("Under scope (optional)").fill("jobrun:")
+    page.get_by_role("button", name="Run job").click()
+    expect(page.locator("#status")).to_have_text("Queued CONSOLIDATE.")
+    job = page.locator("#jobs li", has_text="under jobrun:")
+    expect(job).to_have_count(1)
+    expect(job.locator(".job-status")).to_have_text("COMPLETED", timeout=30000)
+    expect(job.locator(".job-result")).to_contain_text("duplicates: 2")
+    expect(job.locator(".job-progress")).to_contain_text("100%")
+    expect(job.locator(".job-when")).to_contain_text("finished")
+    expect(job.get_by_role("button", name="Cancel job")).to_have_count(0)
+    ran_id = job.get_attribute("data-id")
+    expect(page.locator("#jobs li").first).to_have_attribute("data-id", ran_id)  # newest first
+    shot(page, "jobs")
+    page.wait_for_function("!memexdExplorer.jobsPolling()")
+    polled = len(asked)
+    assert polled >= 2  # on opening, and after the run
+    time.sleep(2.5)  # nothing waits or runs: the list is not read again
+    assert len(asked) == polled
+    assert page.console_errors == []
+
+    (ran,) = [j for j in graphql(server, JOBS)["jobs"] if j["scopePrefix"] == "jobrun:"]
+    assert (ran["id"], ran["type"], ran["status"], ran["dryRun"], ran["author"]) == (
+        ran_id, "CONSOLIDATE", "COMPLETED", False, "user:tidy")  # fmt: skip
+    assert ran["result"]["duplicates"] == 2
+    live = graphql(server, '{ items(filter: {scopePrefix: "jobrun:"}) { id } }')["items"]
+    assert {i["id"] for i in live} == {twins[0], other}  # the oldest twin is kept
+
+
+def test_a_dry_run_reports_and_changes_nothing(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    made = [create(server, "jobdry:a") for _ in range(3)]
+    page.get_by_role("button", name="Jobs").click()
+    page.get_by_label("Job type").select_option("DECAY_UPDATE")
+    page.get_by_label("Under scope (optional)").fill("jobdry:")
+    page.get_by_label("dry run").check()
+    page.get_by_role("button", name="Run job").click()
+    expect(page.locator("#status")).to_have_text("Queued DECAY_UPDATE (dry run).")
+    job = page.locator("#jobs li", has_text="under jobdry:")
+    expect(job.locator(".job-status")).to_have_text("COMPLETED", timeout=30000)
+    expect(job.locator(".job-dry")).to_have_text(" (dry run)")
+    expect(job.locator(".job-result")).to_contain_text("scored: 3")
+
+    page.get_by_label("Job type").select_option("CONSOLIDATE")  # a dry run: twins stay
+    page.get_by_role("button", name="Run job").click()
+    expect(page.locator("#status")).to_have_text("Queued CONSOLIDATE (dry run).")
+    twins = page.locator("#jobs li", has_text="CONSOLIDATE").filter(has_text="under jobdry:")
+    expect(twins.locator(".job-status")).to_have_text("COMPLETED", timeout=30000)
+    expect(twins.locator(".job-result")).to_contain_text("duplicates: 2")
+    shot(page, "jobs-dry-run")
+    assert page.console_errors == []
+    ran = [j for j in graphql(server, JOBS)["jobs"] if j["scopePrefix"] == "jobdry:"]
+    assert [(j["type"], j["dryRun"]) for j in ran] == [("CONSOLIDATE", True),
+                                                       ("DECAY_UPDATE", True)]  # fmt: skip
+    assert state(server, "jobdry:") == dict.fromkeys(made, False)
+    live = graphql(server, '{ items(filter: {scopePrefix: "jobdry:"}) { id } }')["items"]
+    assert len(live) == 3  # none archived
+
+
+def test_a_job_the_server_refuses_shows_why(page: Any, server: str) -> None:
+    from playwright.sync_api import expect
+
+    page.get_by_role("button", name="Jobs").click()
+    page.get_by_label("Under scope (optional)").fill("s" * 600)  # past the API's 512 characters
+    page.get_by_role("button", name="Run job").click()
+    expect(page.locator("#status.error")).to_contain_text("BAD_USER_INPUT")
+    expect(page.locator("#jobs li", has_text="under sss")).to_have_count(0)
+    assert page.console_errors == []
+    assert not [j for j in graphql(server, JOBS)["jobs"] if (j["scopePrefix"] or "")[:3] == "sss"]
+
+
+SCHEDULE = """mutation { createSchedule(input: {name: "nightly tidy", cron: "0 3 * * *",
+  job: {type: CONSOLIDATE, scopePrefix: "team:a/", author: "u"}}) { id } }"""
+
+
+def test_a_queued_job_is_cancelled_and_a_reader_may_not_run_one(
+    tmp_path: Path, graph_engine: Engine
+) -> None:
+    """A server that runs no jobs (MEMEXD_JOBS_CONCURRENCY=0): what is queued
+    stays QUEUED, so the panel polls until it is closed or the job cancelled."""
+    from playwright.sync_api import expect, sync_playwright
+
+    executable = chromium()
+    admin = new_key(tmp_path, "admin", "admin:")
+    reader = new_key(tmp_path, "reader", "read:team:a/")
+    with serving(tmp_path, graph_engine, MEMEXD_JOBS_CONCURRENCY="0") as base:
+        graphql(base, SCHEDULE, admin)
+        with sync_playwright() as playwright:
+            browser = playwright.chromium.launch(executable_path=executable,
+                                                 args=["--no-sandbox"])  # fmt: skip
+            page = browser.new_page(viewport={"width": 1280, "height": 800})
+            page.goto(f"{base}/explore")
+            page.get_by_role("textbox", name="API key").fill(admin)
+            page.get_by_role("button", name="Use key").click()
+            page.get_by_role("button", name="Jobs").click()
+            expect(page.locator("#jobs")).to_have_text("No jobs yet.")
+            expect(page.locator("#schedules li")).to_contain_text("nightly tidy — 0 3 * * * (UTC)")
+            expect(page.locator("#schedules li")).to_contain_text("· next ")
+
+            page.get_by_label("Under scope (optional)").fill("team:a/")
+            page.get_by_role("button", name="Run job").click()
+            job = page.locator("#jobs li", has_text="under team:a/")
+            expect(job.locator(".job-status")).to_have_text("QUEUED")
+            expect(job.locator(".job-progress")).to_contain_text("0%")
+            page.wait_for_function("memexdExplorer.jobsPolling()")
+            page.get_by_role("button", name="Jobs").click()  # closed: no more polling
+            expect(page.locator("#jobs-pane")).to_be_hidden()
+            assert not page.evaluate("memexdExplorer.jobsPolling()")
+            page.get_by_role("button", name="Jobs").click()
+            page.wait_for_function("memexdExplorer.jobsPolling()")
+            job.get_by_role("button", name="Cancel job").click()
+            expect(page.locator("#status")).to_have_text("Job cancelled.")
+            expect(job.locator(".job-status")).to_have_text("CANCELLED")
+            expect(job.get_by_role("button", name="Cancel job")).to_have_count(0)
+            page.wait_for_function("!memexdExplorer.jobsPolling()")
+            shot(page, "jobs-cancelled")
+
+            page.get_by_role("textbox", name="API key").fill(reader)
+            page.get_by_role("button", name="Use key").click()
+            page.get_by_role("button", name="Run job").click()
+            expect(page.locator("#status.error")).to_contain_text("FORBIDDEN")
+            browser.close()
+        jobs = graphql(base, JOBS, admin)["jobs"]
+        assert [(j["status"], j["scopePrefix"]) for j in jobs] == [("CANCELLED", "team:a/")]

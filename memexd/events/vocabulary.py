@@ -39,6 +39,7 @@ __all__ = [
     "lifecycle",
     "memory_archived",
     "memory_created",
+    "memory_purged",
     "memory_retracted",
     "memory_updated",
     "retracted_payload",
@@ -259,6 +260,17 @@ def memory_archived(item: Item, origin: Origin, why: Why, archived: bool) -> Eve
                     else ("memory.unarchived", "memory.unarchive"))  # fmt: skip
     return _event(type_, cause, "item", item_json(item), origin, why, subject=item.id,
                   scope=item.scope, scopes=(item.scope,), item_ids=(item.id,))  # fmt: skip
+
+
+def memory_purged(item: Item, origin: Origin, why: Why) -> Event:
+    """``memory.purged`` (memexd's, SPEC §13): the item is gone for good, and
+    with it every event that held its content; this one keeps only what it
+    was (id, scope, kind, created_at), never its content."""
+    record = {"id": item.id, "scope": item.scope, "kind": item.kind,
+              "created_at": item.created_at}  # fmt: skip
+    return _event("memory.purged", "memory.purge", "item", record, origin, why,
+                  subject=item.id, scope=item.scope, scopes=(item.scope,),
+                  item_ids=(item.id,))  # fmt: skip
 
 
 # ------------------------------------------------------------------ edge.*

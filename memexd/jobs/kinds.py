@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 from memexd.errors import Unsupported
+from memexd.jobs.cleanup import Cleanup
 from memexd.jobs.consolidate import Consolidate
 from memexd.jobs.decay import DecayUpdate
 from memexd.jobs.params import Kind
 
 __all__ = ["KINDS", "kind_of"]
 
-KINDS: dict[str, Kind] = {"CONSOLIDATE": Consolidate(), "DECAY_UPDATE": DecayUpdate()}
+KINDS: dict[str, Kind] = {
+    "CLEANUP": Cleanup(),
+    "CONSOLIDATE": Consolidate(),
+    "DECAY_UPDATE": DecayUpdate(),
+}
 
 
 def kind_of(type_: str) -> Kind:

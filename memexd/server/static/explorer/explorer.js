@@ -681,6 +681,160 @@
     });
   });
 
+  // ---------------------------------------------------------------- jobs
+
+  // Maintenance jobs: run one, watch it go QUEUED → RUNNING → COMPLETED (the
+  // list reads itself again every second while one of its jobs waits or
+  // runs, and the panel is open), cancel one; and the schedules, read only.
+  var JOB_FIELDS = "id type status scopePrefix dryRun author createdAt finishedAt" +
+    " progress result error";
+  var JOBS = "query Jobs($limit: Int) { jobs(limit: $limit) { " + JOB_FIELDS + " }" +
+    " schedules { id name cron timeZone paused nextRunAt lastJob { id status } } }";
+  var RUN_JOB = "mutation RunJob($input: JobInput!) { runJob(input: $input) { id type } }";
+  var CANCEL_JOB = "mutation CancelJob($id: ID!) { cancelJob(id: $id) { id status } }";
+  var JOB_LIMIT = 20, JOB_POLL_MS = 1000;
+  var jobsTimer = null, jobsAsked = 0;
+
+  function active(job) { return job.status === "QUEUED" || job.status === "RUNNING"; }
+
+  // a server time, to the second: "2025-06-01 12:00:03"
+  function when(ts) { return ts ? ts.slice(0, 19).replace("T", " ") : "—"; }
+
+  // what a job did, on one line: "duplicates: 2, keyed: 0, unkeyed: 0"
+  function summary(result) {
+    if (!result) return "";
+    return Object.keys(result).map(function (key) {
+      var value = result[key];
+      return key + ": " + (typeof value === "object" ? JSON.stringify(value) : value);
+    }).join(", ");
+  }
+
+  function part(parent, className, text) {
+    var span = document.createElement("span");
+    span.className = className;
+    span.textContent = text;
+    parent.appendChild(span);
+    return span;
+  }
+
+  function jobEntry(job) {
+    var li = document.createElement("li");
+    li.dataset.id = job.id;
+    li.dataset.status = job.status;
+    var head = document.createElement("div");
+    head.className = "job-head";
+    part(head, "job-type", job.type);
+    head.appendChild(document.createTextNode(" "));
+    part(head, "job-status " + job.status.toLowerCase(), job.status);
+    if (job.dryRun) part(head, "job-dry", " (dry run)");
+    part(head, "job-scope", job.scopePrefix === null ? " · every scope"
+      : " · under " + job.scopePrefix);
+    li.appendChild(head);
+    var done = Math.round((job.progress || 0) * 100);
+    var bar = document.createElement("progress");
+    bar.max = 100;
+    bar.value = done;
+    bar.setAttribute("aria-label", "Progress");
+    li.appendChild(bar);
+    part(li, "job-progress", " " + done + "%");
+    part(li, "job-when", "created " + when(job.createdAt) +
+      (job.finishedAt ? " · finished " + when(job.finishedAt) : "") + " by " + job.author);
+    if (job.result) part(li, "job-result", summary(job.result));
+    if (job.error) part(li, "job-error", job.error);
+    if (active(job)) {
+      var cancel = document.createElement("button");
+      cancel.type = "button";
+      cancel.textContent = "Cancel job";
+      cancel.addEventListener("click", function () { cancelJob(job.id); });
+      li.appendChild(cancel);
+    }
+    return li;
+  }
+
+  function showJobs(jobs) {
+    var list = $("jobs");
+    list.textContent = "";
+    jobs.forEach(function (job) { list.appendChild(jobEntry(job)); });
+    if (!jobs.length) {
+      var none = document.createElement("li");
+      none.className = "none";
+      none.textContent = "No jobs yet.";
+      list.appendChild(none);
+    }
+  }
+
+  function showSchedules(schedules) {
+    var list = $("schedules");
+    list.textContent = "";
+    $("schedules-pane").hidden = !schedules.length;
+    schedules.forEach(function (s) {
+      var li = document.createElement("li");
+      li.dataset.id = s.id;
+      li.textContent = s.name + " — " + s.cron + " (" + s.timeZone + ")" +
+        (s.paused ? " · paused" : " · next " + when(s.nextRunAt)) +
+        (s.lastJob ? " · last " + s.lastJob.status : "");
+      list.appendChild(li);
+    });
+  }
+
+  function stopPolling() {
+    clearTimeout(jobsTimer);
+    jobsTimer = null;
+    jobsAsked += 1;  // an answer on its way is dropped
+  }
+
+  // read the jobs (and schedules) again; again in a second while one is active
+  function refreshJobs() {
+    stopPolling();
+    var asked = jobsAsked;
+    return gql(JOBS, { limit: JOB_LIMIT })
+      .then(function (data) {
+        if (asked !== jobsAsked || $("jobs-pane").hidden) return;
+        showJobs(data.jobs);
+        showSchedules(data.schedules);
+        if (data.jobs.some(active)) jobsTimer = setTimeout(refreshJobs, JOB_POLL_MS);
+      })
+      .catch(function (error) { if (asked === jobsAsked) status(error.message, true); });
+  }
+
+  function cancelJob(id) {
+    gql(CANCEL_JOB, { id: id })
+      .then(function (data) {
+        var job = data.cancelJob;
+        status(job.status === "CANCELLED" ? "Job cancelled."
+          : "Job asked to stop after its current batch.");
+        refreshJobs();
+      })
+      .catch(function (error) { status(error.message, true); });
+  }
+
+  $("open-jobs").addEventListener("click", function () {
+    var opening = $("jobs-pane").hidden;
+    $("jobs-pane").hidden = !opening;
+    $("open-jobs").setAttribute("aria-expanded", String(opening));
+    if (!opening) { stopPolling(); return; }
+    $("job-type").focus();
+    refreshJobs();
+  });
+
+  $("job-form").addEventListener("submit", function (event) {
+    event.preventDefault();
+    var form = event.target;
+    var input = { type: form.elements.type.value, dryRun: form.elements.dryRun.checked,
+                  author: actor() };
+    var scope = form.elements.scopePrefix.value.trim();
+    if (scope) input.scopePrefix = scope;
+    gql(RUN_JOB, { input: input })
+      .then(function (data) {
+        status("Queued " + data.runJob.type + (input.dryRun ? " (dry run)." : "."));
+        refreshJobs();
+      })
+      .catch(function (error) { status(error.message, true); });
+  });
+
+  // for the browser tests: whether the list reads itself again
+  window.memexdExplorer.jobsPolling = function () { return jobsTimer !== null; };
+
   // ---------------------------------------------------------------- live
 
   // The change feed over graphql-transport-ws: redraw what is shown when it
