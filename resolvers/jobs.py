@@ -6,9 +6,18 @@ from typing import Annotated
 
 import strawberry
 from memexd.schema.common import Info
-from memexd.schema.jobs import Job, JobInput, JobStatus, JobType, Schedule, ScheduleInput
+from memexd.schema.jobs import (
+    Job,
+    JobInput,
+    JobStatus,
+    JobType,
+    MemoryArchive,
+    Schedule,
+    ScheduleInput,
+)
 
 __all__ = [
+    "archives",
     "cancel_job",
     "create_schedule",
     "delete_schedule",
@@ -38,6 +47,15 @@ async def jobs(
     ] = None,
 ) -> list[Job]:
     return [Job.of(j) for j in await info.context.memex.jobs.list(status, type, limit)]
+
+
+async def archives(
+    info: Info,
+    scope_prefix: Annotated[
+        str | None, strawberry.argument(description="Archives of scopes under it only.")
+    ] = None,
+) -> list[MemoryArchive]:
+    return [MemoryArchive.of(a) for a in await info.context.memex.jobs.archives(scope_prefix)]
 
 
 async def schedules(info: Info) -> list[Schedule]:

@@ -11,12 +11,21 @@ from memexd.schema.common import Info
 from strawberry.scalars import JSON
 
 from memexd.ids import ms_to_datetime
-from memexd.jobs import model
+from memexd.jobs import archives, model
 from memexd.jobs.queue import JobRequest
 from memexd.jobs.schedules import Schedule as ScheduleRecord
 from memexd.jobs.schedules import ScheduleRequest
 
-__all__ = ["Job", "JobInput", "JobStatus", "JobType", "OverlapPolicy", "Schedule", "ScheduleInput"]
+__all__ = [
+    "Job",
+    "JobInput",
+    "JobStatus",
+    "JobType",
+    "MemoryArchive",
+    "OverlapPolicy",
+    "Schedule",
+    "ScheduleInput",
+]
 
 
 @strawberry.enum(description='What a job does (README, "Maintenance").')
@@ -34,10 +43,10 @@ class JobType(Enum):
     )
     ARCHIVE_CREATE = strawberry.enum_value(
         "ARCHIVE_CREATE",
-        description="Store a compressed export in the database (not available yet).",
+        description="Store a compressed export in the database.",
     )
     ARCHIVE_RESTORE = strawberry.enum_value(
-        "ARCHIVE_RESTORE", description="Import an archive back (not available yet)."
+        "ARCHIVE_RESTORE", description="Import an archive back."
     )
     PATTERNS_EXTRACT = strawberry.enum_value(
         "PATTERNS_EXTRACT", description="Learn repeated task sequences (not available yet)."
@@ -164,6 +173,29 @@ class Schedule:
             job=JSON(s.job),
             overlap=OverlapPolicy(s.overlap), paused=s.paused, next_run_at=_time(s.next_run_at),
             last_job_id=s.last_job_id,
+        )  # fmt: skip
+
+
+@strawberry.type(description="An archive ARCHIVE_CREATE made: a compressed export kept in the "
+                 "database (ARCHIVE_RESTORE imports it back).")  # fmt: skip
+class MemoryArchive:
+    id: strawberry.ID = strawberry.field(description="Its id (ARCHIVE_RESTORE's archiveId).")
+    scope_prefix: str | None = strawberry.field(description="The scope prefix it holds.")
+    from_: datetime | None = strawberry.field(name="from", description="Items created from.")
+    to: datetime | None = strawberry.field(description="Items created before.")
+    entry_count: int = strawberry.field(description="Items and edges it holds.")
+    bytes: int = strawberry.field(description="Its compressed size.")
+    compressed: bool = strawberry.field(description="gzip-compressed (always).")
+    created_at: datetime = strawberry.field(description="When it was made.")
+    job_id: strawberry.ID | None = strawberry.field(description="The job that made it.")
+
+    @classmethod
+    def of(cls, a: archives.MemoryArchive) -> MemoryArchive:
+        return cls(
+            id=strawberry.ID(a.id), scope_prefix=a.scope_prefix, from_=_time(a.from_ms),
+            to=_time(a.to_ms), entry_count=a.entry_count, bytes=a.bytes,
+            compressed=a.compressed, created_at=ms_to_datetime(a.created_at),
+            job_id=None if a.job_id is None else strawberry.ID(a.job_id),
         )  # fmt: skip
 
 

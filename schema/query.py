@@ -21,7 +21,7 @@ from memexd.schema.events import Event
 from memexd.schema.integrity import Contradiction, ProvenanceGraph, StaleItem
 from memexd.schema.intents import Intent, Task
 from memexd.schema.items import MemoryItem
-from memexd.schema.jobs import Job, Schedule
+from memexd.schema.jobs import Job, MemoryArchive, Schedule
 from memexd.schema.recall import RecallHit
 from memexd.schema.retrieval import RetrievalExplanation, ScoredItem
 from memexd.schema.stats import GraphStats
@@ -75,6 +75,9 @@ class Query:
     )
     jobs: list[Job] = strawberry.field(
         resolver=jobs_r.jobs, description="Maintenance jobs the caller may see, newest first."
+    )
+    archives: list[MemoryArchive] = strawberry.field(
+        resolver=jobs_r.archives, description="The archives the caller may see, newest first."
     )
     schedules: list[Schedule] = strawberry.field(
         resolver=jobs_r.schedules, description="The schedules the caller may see, by name."

@@ -381,9 +381,9 @@ async def test_a_consolidation_that_loses_a_race_reads_its_page_again(
     queued_job = await queued(api, type_="CONSOLIDATE")
     claimed = await w.claim()
     assert claimed is not None
-    run_graph = w.graph.bound(claimed.access)
-    run_graph.read = racing_read  # type: ignore[method-assign]
-    w.graph.bound = lambda access: run_graph  # type: ignore[method-assign]
+    caller = w.memex.as_caller(claimed.access)
+    caller.graph.read = racing_read  # type: ignore[method-assign]
+    w.memex.as_caller = lambda access: caller  # type: ignore[method-assign]
     await w.execute(claimed)
     done = await status(api, queued_job["id"])
     assert done["status"] == "COMPLETED"

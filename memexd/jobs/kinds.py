@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from memexd.errors import Unsupported
+from memexd.jobs.archives import ArchiveCreate, ArchiveRestore
 from memexd.jobs.cleanup import Cleanup
 from memexd.jobs.consolidate import Consolidate
 from memexd.jobs.decay import DecayUpdate
@@ -11,6 +12,8 @@ from memexd.jobs.params import Kind
 __all__ = ["KINDS", "kind_of"]
 
 KINDS: dict[str, Kind] = {
+    "ARCHIVE_CREATE": ArchiveCreate(),
+    "ARCHIVE_RESTORE": ArchiveRestore(),
     "CLEANUP": Cleanup(),
     "CONSOLIDATE": Consolidate(),
     "DECAY_UPDATE": DecayUpdate(),

@@ -27,6 +27,7 @@ from memexd.events import vocabulary as ev
 from memexd.events.vocabulary import event_props
 from memexd.graph import Graph
 from memexd.ids import new_id
+from memexd.jobs.archives import MemoryArchive, archive_from_row
 from memexd.jobs.kinds import kind_of
 from memexd.jobs.model import (
     FINISHED,
@@ -98,6 +99,12 @@ class JobQueue:
     async def get(self, job_id: Any) -> Job | None:
         rows = await self.graph.read("job_get", {"ids": [check_uuid(job_id)]})
         return job_from_row(rows[0]["job"]) if rows else None
+
+    async def archives(self, prefix: Any = None) -> list[MemoryArchive]:
+        """The archives the caller may see, under ``prefix`` when given."""
+        rows = await self.graph.read("archive_list", {
+            "prefix": _prefix(prefix), "ids": None, "limit": self.limits.max_list})  # fmt: skip
+        return [archive_from_row(r) for r in rows]
 
     async def list(self, status: Any = None, type_: Any = None, limit: Any = None) -> list[Job]:
         cap = self.limits.max_list

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import orjson
 
@@ -21,6 +21,9 @@ from memexd.graph import Graph
 from memexd.jobs.model import Job
 from memexd.memory.validation import Limits
 from memexd.types import JSONObject
+
+if TYPE_CHECKING:
+    from memexd.core import Memex
 
 __all__ = ["Cancelled", "JobRun", "Lost", "Pace", "now_ms"]
 
@@ -52,8 +55,12 @@ class Pace:
 
 
 class JobRun:
-    def __init__(self, job: Job, graph: Graph, limits: Limits, owner: str, pace: Pace) -> None:
-        self.job, self.graph, self.limits, self.owner, self.pace = job, graph, limits, owner, pace
+    def __init__(self, job: Job, memex: Memex, owner: str, pace: Pace) -> None:
+        #: the core as whoever queued the job (its grants on every query)
+        self.memex = memex
+        self.graph: Graph = memex.graph
+        self.limits: Limits = memex.limits
+        self.job, self.owner, self.pace = job, owner, pace
         #: the result so far (kept when the job is cancelled or fails)
         self.result: JSONObject = {}
         self._since = time.monotonic()

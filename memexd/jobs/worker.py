@@ -129,7 +129,7 @@ class JobWorker:
 
     async def execute(self, job: Job) -> None:
         pace = Pace(self.settings.jobs_batch, self.settings.jobs_yield, self.lease_ms)
-        run = JobRun(job, self.graph.bound(job.access), self.memex.limits, self.owner, pace)
+        run = JobRun(job, self.memex.as_caller(job.access), self.owner, pace)
         renewing = asyncio.get_running_loop().create_task(self._renew(run))
         try:
             result = await kind_of(job.type).run(run)

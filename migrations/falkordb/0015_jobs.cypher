@@ -1,5 +1,5 @@
 // Maintenance jobs (memexd/jobs/): jobs by id and status, schedules by id,
-// archives by id; items by content key (CONSOLIDATE finds twins by it) and by
+// archives and their chunks by id; items by content key (CONSOLIDATE finds twins by it) and by
 // stored decay score (DECAY_UPDATE). Items written before content keys
 // existed wait for one under the Unkeyed label (a CONSOLIDATE run keys them).
 MATCH (n:Item) WHERE n.content_key IS NULL AND NOT n:Unkeyed
@@ -11,5 +11,6 @@ CREATE INDEX FOR (j:Job) ON (j.status);
 CREATE INDEX FOR (j:Job) ON (j.schedule_id);
 CREATE INDEX FOR (s:Schedule) ON (s.id);
 CREATE INDEX FOR (a:MemoryArchive) ON (a.id);
+CREATE INDEX FOR (c:MemoryArchiveChunk) ON (c.archive_id);
 CREATE INDEX FOR (n:Item) ON (n.content_key);
 CREATE INDEX FOR (n:Item) ON (n.decay_stored)

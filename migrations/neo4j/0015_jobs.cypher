@@ -1,5 +1,5 @@
 // Maintenance jobs (memexd/jobs/): jobs by id and status, schedules by id,
-// archives by id; items by content key (CONSOLIDATE finds twins by it) and by
+// archives and their chunks by id; items by content key (CONSOLIDATE finds twins by it) and by
 // stored decay score (DECAY_UPDATE). Items written before content keys
 // existed wait for one under the Unkeyed label (a CONSOLIDATE run keys them).
 MATCH (n:Item) WHERE n.content_key IS NULL AND NOT n:Unkeyed
@@ -11,5 +11,6 @@ CREATE INDEX job_status IF NOT EXISTS FOR (j:Job) ON (j.status);
 CREATE INDEX job_schedule IF NOT EXISTS FOR (j:Job) ON (j.schedule_id);
 CREATE CONSTRAINT schedule_id IF NOT EXISTS FOR (s:Schedule) REQUIRE s.id IS UNIQUE;
 CREATE CONSTRAINT archive_id IF NOT EXISTS FOR (a:MemoryArchive) REQUIRE a.id IS UNIQUE;
+CREATE INDEX archive_chunk IF NOT EXISTS FOR (c:MemoryArchiveChunk) ON (c.archive_id);
 CREATE INDEX item_content_key IF NOT EXISTS FOR (n:Item) ON (n.content_key);
 CREATE INDEX item_decay_stored IF NOT EXISTS FOR (n:Item) ON (n.decay_stored)
