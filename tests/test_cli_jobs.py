@@ -64,3 +64,39 @@ def test_jobs_refuse_bad_input(tmp_path: Path, graph_engine: Engine) -> None:
     listed = memexd("jobs", "list", "--json", "--data-dir", data, **on)
     assert listed.returncode == 0
     assert listed.stdout == ""
+
+
+def test_an_archive_moves_to_a_fresh_instance(tmp_path: Path, graph_engine: Engine) -> None:
+    """archive-get writes an archive to a file; archive-put keeps it in
+    another database (a fresh data directory; on Neo4j, the same server
+    after CLEANUP purged the items), where ARCHIVE_RESTORE brings them back."""
+    data, on = str(tmp_path / "data"), graph_engine.env()
+    notes = [record(90, f"note {n}", meta={"memexd": {"lifecycle": "TASK"}}) for n in range(3)]
+    assert memexd("import", "-", "--data-dir", data, stdin=ndjson(notes), **on).returncode == 0
+    made = memexd("jobs", "run", "ARCHIVE_CREATE", "--author", "ops", "--json",
+                  "--data-dir", data, **on)  # fmt: skip
+    archive = json.loads(made.stdout)["result"]
+    assert archive["items"] == 3, made.stderr
+    file = tmp_path / "notes.ndjson.gz"
+    got = memexd("jobs", "archive-get", archive["archiveId"], "--output", str(file),
+                 "--json", "--data-dir", data, **on)  # fmt: skip
+    assert json.loads(got.stdout) == {"bytes": archive["bytes"]}
+    if graph_engine.neo4j is None:
+        data = str(tmp_path / "fresh")
+    else:
+        gone = memexd("archive", "--author", "ops", "--data-dir", data, **on)
+        assert gone.returncode == 0, gone.stderr
+        purged = memexd("jobs", "run", "CLEANUP", "--author", "ops", "--json", "--data-dir",
+                        data, **on)  # fmt: skip
+        assert json.loads(purged.stdout)["result"]["purged"] == 3
+    put = memexd("jobs", "archive-put", str(file), "--data-dir", data, **on)
+    assert put.returncode == 0, put.stderr
+    restored = memexd("jobs", "run", "ARCHIVE_RESTORE", "--author", "ops", "--params",
+                      json.dumps({"archiveId": put.stdout.strip()}), "--json",
+                      "--data-dir", data, **on)  # fmt: skip
+    assert json.loads(restored.stdout)["result"]["created"] == 3, restored.stderr
+    bad = tmp_path / "bad.gz"
+    bad.write_bytes(b"not gzip")
+    refused = memexd("jobs", "archive-put", str(bad), "--data-dir", data, **on)
+    assert refused.returncode == 1
+    assert "not an archive" in refused.stderr

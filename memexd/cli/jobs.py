@@ -1,5 +1,9 @@
 """``memexd jobs``: maintenance jobs from a shell (README, "Maintenance").
 
+``archive-get`` writes an archive to a file and ``archive-put`` keeps such a
+file in another database, where ARCHIVE_RESTORE restores it: how an archive
+moves to a fresh instance.
+
 ``run`` queues a job and, unless ``--detach``, follows it to its end with a
 progress bar, running a job worker in this process meanwhile: the job runs
 once, here or in a serving process, whichever claims it first, so the command
@@ -21,9 +25,11 @@ from memexd.cli.lifecycle import runner
 from memexd.cli.progress import Bar
 from memexd.core import Memex
 from memexd.errors import BadUserInput, JobNotFound
+from memexd.jobs.archives import archive_bytes, store_archive
 from memexd.jobs.model import FINISHED, JOB_TYPES, STATUSES, Job, job_record
 from memexd.jobs.queue import JobRequest
 from memexd.jobs.worker import JobWorker
+from memexd.memory.validation import check_uuid
 
 __all__ = ["HANDLERS", "add_parsers"]
 
@@ -49,7 +55,13 @@ def add_parsers(commands: Any) -> list[argparse.ArgumentParser]:
     watch.add_argument("id", help="the job's id")
     cancel = actions.add_parser("cancel", help="cancel a job")
     cancel.add_argument("id", help="the job's id")
-    made = [run, listing, watch, cancel]
+    get = actions.add_parser("archive-get", help="write an archive to a file (gzip)")
+    get.add_argument("id", help="the archive's id")
+    get.add_argument("--output", required=True, help="the file to write")
+    put = actions.add_parser("archive-put", help="keep an archive file here (then restore it)")
+    put.add_argument("file", help="a file archive-get wrote")
+    put.add_argument("--scope-prefix", help="the scope prefix it holds")
+    made = [run, listing, watch, cancel, get, put]
     for parser in made:
         parser.add_argument("--json", action="store_true", help="JSON instead of text")
     for parser in (run, watch):
@@ -104,6 +116,21 @@ async def _cancel(args: argparse.Namespace, memex: Memex) -> str:
     return _shown([await memex.jobs.cancel(args.id)], args.json)
 
 
+async def _archive_get(args: argparse.Namespace, memex: Memex) -> str:
+    size = 0
+    with open(args.output, "wb") as out:
+        async for chunk in archive_bytes(memex.graph, check_uuid(args.id)):
+            size += out.write(chunk)
+    return json.dumps({"bytes": size}) if args.json else f"{size:,} bytes"
+
+
+async def _archive_put(args: argparse.Namespace, memex: Memex) -> str:
+    with open(args.file, "rb") as source:
+        data = source.read()
+    archive_id = await store_archive(memex.graph, data, args.scope_prefix)
+    return json.dumps({"archiveId": archive_id}) if args.json else archive_id
+
+
 def _shown(jobs: list[Job], as_json: bool) -> str:
     if as_json:
         return "\n".join(json.dumps(job_record(j)) for j in jobs)
@@ -119,8 +146,9 @@ def _line(j: Job) -> str:
 
 
 def _action(args: argparse.Namespace, memex: Memex) -> Any:
-    return {"run": _run, "list": _list, "watch": _watch, "cancel": _cancel}[args.action](
-        args, memex)  # fmt: skip
+    actions = {"run": _run, "list": _list, "watch": _watch, "cancel": _cancel,
+               "archive-get": _archive_get, "archive-put": _archive_put}  # fmt: skip
+    return actions[args.action](args, memex)
 
 
 def _jobs(args: argparse.Namespace, settings: Any) -> int:

@@ -28,6 +28,7 @@ import orjson
 
 from memexd.errors import BadUserInput, NotFound, ResourceExhausted
 from memexd.events.vocabulary import Origin
+from memexd.graph import Graph
 from memexd.ids import MAX_TIME_MS, new_id
 from memexd.jobs.params import known
 from memexd.jobs.run import JobRun, now_ms
@@ -37,7 +38,14 @@ from memexd.memory.validation import check_uuid
 from memexd.transplant.slices import Importer, ImportOptions
 from memexd.types import JSONObject, Row
 
-__all__ = ["ArchiveCreate", "ArchiveRestore", "MemoryArchive", "archive_from_row"]
+__all__ = [
+    "ArchiveCreate",
+    "ArchiveRestore",
+    "MemoryArchive",
+    "archive_bytes",
+    "archive_from_row",
+    "store_archive",
+]
 
 #: Compressed bytes a chunk node holds at most.
 CHUNK = 512 * 1024
@@ -217,3 +225,48 @@ def _instant(params: JSONObject, key: str, default: int) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_TIME_MS:
         raise BadUserInput("must be an instant in epoch milliseconds", field=f"params.{key}")
     return value
+
+
+async def archive_bytes(graph: Graph, archive_id: str) -> AsyncIterator[bytes]:
+    """An archive as a file holds it (gzip, MemEX slices one a line), a chunk
+    at a time: ``memexd jobs archive-get``. NOT_FOUND unless the caller sees it."""
+    if not await graph.read("archive_list", {"prefix": None, "ids": [archive_id], "limit": 1}):
+        raise NotFound(f"archive {archive_id} not found")
+    start = 0
+    while True:
+        rows = await graph.read("archive_chunks", {"archive_id": archive_id, "from": start,
+                                                   "limit": READ_CHUNKS})  # fmt: skip
+        for row in rows:
+            yield base64.b64decode(row["data"])
+        if len(rows) < READ_CHUNKS:
+            return
+        start += READ_CHUNKS
+
+
+async def store_archive(graph: Graph, data: bytes, scope_prefix: str | None) -> str:
+    """Keep an archive file made elsewhere (``memexd jobs archive-put``), so
+    ARCHIVE_RESTORE restores it here: checked whole first (gzip of JSON lines,
+    each a slice of memories or edges); its id."""
+    entries = _entries(data)
+    archive_id = new_id()
+    for ord_, start in enumerate(range(0, len(data), CHUNK)):
+        await graph.write("archive_chunk_add", {
+            "archive_id": archive_id, "ord": ord_,
+            "data": base64.b64encode(data[start : start + CHUNK]).decode()})  # fmt: skip
+    reach = [scope_prefix] if scope_prefix is not None else list(graph.access.write)
+    await graph.write("archive_create", {"archive": {
+        "id": archive_id, "scope_prefix": scope_prefix, "entry_count": entries,
+        "bytes": len(data), "compressed": True, "created_at": now_ms(), "reach": reach,
+    }})  # fmt: skip
+    return archive_id
+
+
+def _entries(data: bytes) -> int:
+    try:
+        text = zlib.decompress(data, 31)
+        lines = [orjson.loads(line) for line in text.splitlines() if line.strip()]
+    except (zlib.error, orjson.JSONDecodeError):
+        raise BadUserInput("not an archive: a gzip file of JSON lines") from None
+    if not all(isinstance(x, dict) and set(x) <= {"memories", "edges"} for x in lines):
+        raise BadUserInput("not an archive: each line must hold memories or edges")
+    return sum(len(x.get("memories", ())) + len(x.get("edges", ())) for x in lines)
