@@ -49,7 +49,7 @@ class JobType(Enum):
         "ARCHIVE_RESTORE", description="Import an archive back."
     )
     PATTERNS_EXTRACT = strawberry.enum_value(
-        "PATTERNS_EXTRACT", description="Learn repeated task sequences (not available yet)."
+        "PATTERNS_EXTRACT", description="Learn repeated task sequences as pattern items."
     )
 
 

@@ -254,7 +254,7 @@ async def test_jobs_lists_by_status_and_type(api: Api) -> None:
         ({"type_": "CONSOLIDATE", "params": {"x": 1}}, "BAD_USER_INPUT"),
         ({"author": ""}, "BAD_USER_INPUT"),
         ({"scopePrefix": "s" * 513}, "BAD_USER_INPUT"),
-        ({"type_": "PATTERNS_EXTRACT"}, "UNSUPPORTED"),
+        ({"type_": "PATTERNS_EXTRACT", "params": {"minCount": 0}}, "BAD_USER_INPUT"),
     ],
 )
 async def test_a_bad_job_is_refused_and_nothing_is_queued(

@@ -88,7 +88,10 @@ async def test_a_time_zone_moves_the_ticks(api: Api) -> None:
         ({"timeZone": "Mars/Olympus"}, "BAD_USER_INPUT"),
         ({"name": ""}, "BAD_USER_INPUT"),
         ({"job": {"type": "DECAY_UPDATE", "author": "ops", "params": {"x": 1}}}, "BAD_USER_INPUT"),
-        ({"job": {"type": "PATTERNS_EXTRACT", "author": "ops"}}, "UNSUPPORTED"),
+        (
+            {"job": {"type": "PATTERNS_EXTRACT", "author": "ops", "params": {"minLength": "x"}}},
+            "BAD_USER_INPUT",
+        ),
     ],
 )
 async def test_a_bad_schedule_is_refused_and_nothing_is_kept(

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from memexd.errors import Unsupported
 from memexd.jobs.archives import ArchiveCreate, ArchiveRestore
 from memexd.jobs.cleanup import Cleanup
 from memexd.jobs.consolidate import Consolidate
 from memexd.jobs.decay import DecayUpdate
 from memexd.jobs.params import Kind
+from memexd.jobs.patterns import PatternsExtract
 
 __all__ = ["KINDS", "kind_of"]
 
@@ -17,13 +17,10 @@ KINDS: dict[str, Kind] = {
     "CLEANUP": Cleanup(),
     "CONSOLIDATE": Consolidate(),
     "DECAY_UPDATE": DecayUpdate(),
+    "PATTERNS_EXTRACT": PatternsExtract(),
 }
 
 
 def kind_of(type_: str) -> Kind:
-    """The type's implementation; UNSUPPORTED for one this server does not run yet."""
-    kind = KINDS.get(type_)
-    if kind is None:
-        raise Unsupported(f"{type_} jobs are not available on this server yet "
-                          f"(available: {', '.join(sorted(KINDS))})")  # fmt: skip
-    return kind
+    """The type's implementation (``type_`` is one of JOB_TYPES, checked)."""
+    return KINDS[type_]
