@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 from websockets.exceptions import ConnectionClosed
 
@@ -377,3 +378,31 @@ async def test_shutdown_completes_subscriptions(tmp_path: Path, graph_engine: En
     logged = process.stderr.read().decode()
     assert "Traceback" not in logged
     assert "ERROR" not in logged
+
+
+async def test_job_lifecycle_events_reach_the_feed(server: tuple[str, ...]) -> None:
+    """A job's queued, started and completed events, live, to whoever can
+    read every scope it reaches (the server's own worker runs it)."""
+    url, admin, reader = server[0], server[1], server[2]
+    jobs = {"namespaces": ["job"]}
+    run = 'mutation($p: String) { runJob(input: {type: DECAY_UPDATE, author: "ops", ' \
+          'scopePrefix: $p}) { id } }'  # fmt: skip
+    async with client(url, admin) as everything, client(url, reader) as narrow:
+        await everything.subscribe("1", f=jobs)
+        await narrow.subscribe("1", f=jobs)
+        await asyncio.sleep(0.5)
+        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {admin}"}) as http:
+            for prefix in ("g/b/", "g/a/"):
+                answer = await http.post(
+                    f"{url}/graphql", json={"query": run, "variables": {"p": prefix}}
+                )
+                assert not answer.json().get("errors"), answer.json()
+        seen = await everything.events(6, op="1")
+        mine = await narrow.events(3, op="1")
+        await narrow.nothing_more(1.0)
+    by_job: dict[str, list[str]] = {}
+    for event in seen:
+        by_job.setdefault(event["payload"]["job"]["id"], []).append(event["type"])
+    assert sorted(by_job.values()) == [["job.queued", "job.started", "job.completed"]] * 2
+    assert [e["type"] for e in mine] == ["job.queued", "job.started", "job.completed"]
+    assert {e["payload"]["job"]["scope_prefix"] for e in mine} == {"g/a/"}
