@@ -403,6 +403,7 @@ async def test_job_lifecycle_events_reach_the_feed(server: tuple[str, ...]) -> N
     by_job: dict[str, list[str]] = {}
     for event in seen:
         by_job.setdefault(event["payload"]["job"]["id"], []).append(event["type"])
-    assert sorted(by_job.values()) == [["job.queued", "job.started", "job.completed"]] * 2
+    errors = [e["payload"]["job"]["error"] for e in seen if e["type"] == "job.failed"]
+    assert sorted(by_job.values()) == [["job.queued", "job.started", "job.completed"]] * 2, errors
     assert [e["type"] for e in mine] == ["job.queued", "job.started", "job.completed"]
     assert {e["payload"]["job"]["scope_prefix"] for e in mine} == {"g/a/"}

@@ -391,3 +391,12 @@ async def test_a_consolidation_that_loses_a_race_reads_its_page_again(
     assert touched
     item = (await api.ok(ITEM, id=made["twins"][1]["id"]))["item"]
     assert item["archived"] is True
+
+
+@pytest.mark.parametrize("type_", ["CONSOLIDATE", "DECAY_UPDATE", "CLEANUP", "ARCHIVE_CREATE",
+                                   "PATTERNS_EXTRACT"])  # fmt: skip
+async def test_every_job_completes_on_an_empty_graph(api: Api, tmp_path: Path, type_: str) -> None:
+    queued_job = await queued(api, type_=type_)
+    await drain(worker(api, tmp_path))
+    done = await status(api, queued_job["id"])
+    assert done["status"] == "COMPLETED", done
