@@ -400,3 +400,15 @@ async def test_every_job_completes_on_an_empty_graph(api: Api, tmp_path: Path, t
     await drain(worker(api, tmp_path))
     done = await status(api, queued_job["id"])
     assert done["status"] == "COMPLETED", done
+
+
+async def test_a_worker_for_one_job_takes_no_other(api: Api, tmp_path: Path) -> None:
+    first = await queued(api)
+    second = await queued(api)
+    config = Settings(keys_file=tmp_path / "k.json")
+    only = JobWorker(Memex(api.store, config), config, only=second["id"])
+    claimed = await only.claim()
+    assert claimed is not None
+    assert claimed.id == second["id"]
+    assert await only.claim() is None
+    assert (await status(api, first["id"]))["status"] == "QUEUED"

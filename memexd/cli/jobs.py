@@ -5,9 +5,10 @@ file in another database, where ARCHIVE_RESTORE restores it: how an archive
 moves to a fresh instance.
 
 ``run`` queues a job and, unless ``--detach``, follows it to its end with a
-progress bar, running a job worker in this process meanwhile: the job runs
-once, here or in a serving process, whichever claims it first, so the command
-works with no server running (as a cron entry would use it). ``list`` prints
+progress bar, running a job worker for that job alone in this process
+meanwhile: the job runs once, here or in a serving process, whichever claims
+it first, so the command works with no server running (as a cron entry would
+use it), and never takes another job with it. ``list`` prints
 the newest jobs; ``watch`` follows one; ``cancel`` cancels one. Like the other
 operator commands it opens the graph itself (the data directory, or
 ``--graph-uri``) with every grant. ``run`` and ``watch`` exit with status 1
@@ -76,7 +77,7 @@ async def _run(args: argparse.Namespace, memex: Memex) -> str:
                                           args.params, args.dry_run))  # fmt: skip
     if args.detach:
         return _shown([job], args.json)
-    worker = JobWorker(memex, memex.settings)
+    worker = JobWorker(memex, memex.settings, only=job.id)
     worker.start()
     try:
         return await _follow(args, memex, job.id)

@@ -50,8 +50,11 @@ REAP = 100
 
 
 class JobWorker:
-    def __init__(self, memex: Memex, settings: Settings) -> None:
-        self.memex, self.settings = memex, settings
+    def __init__(self, memex: Memex, settings: Settings, only: str | None = None) -> None:
+        #: ``only``: claim this job and no other, fire no schedule (``memexd
+        #: jobs run`` follows its own job; it must not take others to a
+        #: process that exits when its job ends)
+        self.memex, self.settings, self.only = memex, settings, only
         self.graph: Graph = memex.graph
         self.owner = f"{socket.gethostname()}:{os.getpid()}:{new_id()[-12:]}"
         self.lease_ms = int(settings.jobs_lease_s * 1000)
@@ -89,7 +92,8 @@ class JobWorker:
 
     async def poll(self) -> None:
         await self.reap()
-        await self.schedules.fire_due()
+        if self.only is None:
+            await self.schedules.fire_due()
         while len(self.running) < self.settings.jobs_concurrency:
             job = await self.claim()
             if job is None:
@@ -114,7 +118,11 @@ class JobWorker:
 
     async def claim(self) -> Job | None:
         """The oldest queued job this process could claim, claimed."""
-        for row in await self.graph.read("job_next", {"limit": 8}):
+        if self.only is None:
+            rows = await self.graph.read("job_next", {"limit": 8})
+        else:
+            rows = await self.graph.read("job_get", {"ids": [self.only]})
+        for row in rows:
             job = job_from_row(row["job"])
             started = replace(job, status="RUNNING", started_at=now_ms(), progress=0.0)
             claimed = await self.graph.write("job_claim", {
