@@ -1,5 +1,5 @@
 // A maintenance job's scan over every item, a page a batch
-// (memexd/jobs/scan.py), in three parts: scan_from (the page's items from
+// (memexd/jobs/scan.py), in three parts (the first cursor is job_scan_start's `start`): scan_from (the page's items from
 // the cursor $after), scan_order (their order; the statement takes $limit)
 // and scan_next (the next page's cursor from the page's list; null: done).
 // Here the cursor is an item id and Neo4j serves the order from the id
@@ -9,5 +9,5 @@
 // @params after
 // @shape node
 MATCH (node:Item)
-WHERE /*<shape>*/node.id > coalesce($after, '')/*</shape>*/
+WHERE /*<shape>*/node.id > $after/*</shape>*/
 RETURN node

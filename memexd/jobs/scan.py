@@ -15,16 +15,16 @@ __all__ = ["Scan"]
 
 
 class Scan:
-    def __init__(self, run: JobRun, total: int, end: Any) -> None:
+    def __init__(self, run: JobRun, total: int, end: Any, start: Any) -> None:
         self.run, self.total, self.end = run, total, end
-        self.after: Any = None
+        self.after: Any = start
         self.seen = 0
         self.done = False
 
     @classmethod
     async def start(cls, run: JobRun) -> Scan:
         row = (await run.graph.read("job_scan_start"))[0]
-        return cls(run, int(row["items"]), row["scan_end"])
+        return cls(run, int(row["items"]), row["scan_end"], row["start"])
 
     @property
     def progress(self) -> float:

@@ -4,5 +4,5 @@
 // @params after limit scan_end
 // @shape page
 WITH [] AS page
-RETURN /*<shape>*/CASE WHEN coalesce($after, 0) + $limit > $scan_end THEN null
-  ELSE coalesce($after, 0) + $limit END/*</shape>*/ AS next
+RETURN /*<shape>*/CASE WHEN $after + $limit > $scan_end THEN null
+  ELSE $after + $limit END/*</shape>*/ AS next
