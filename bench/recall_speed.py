@@ -1,7 +1,7 @@
 """Recall latency over HTTP at scale, and the engine memory per item.
 
 Run: ``.venv/bin/python bench/recall_speed.py [--items 100000] [--cues 200]
-[--words-only] [--own-vectors] [--bulk-index] [--data-dir DIR]``
+[--words-only] [--own-vectors] [--bulk-index] [--data-dir DIR] [--loaded]``
 (``--data-dir``: the loaded engine is kept there, and a second run with the
 same flags measures it again without loading: a million vectors take hours)
 
@@ -98,6 +98,10 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--bulk-index", action="store_true",
                         help="drop the vector index while the vectors are stored and "
                         "build it once after (a bulk load)")  # fmt: skip
+    parser.add_argument("--loaded", action="store_true",
+                        help="--data-dir holds the items and vectors of a run stopped "
+                        "before its index was built: the server builds it at start; "
+                        "measure once it is operational")  # fmt: skip
     parser.add_argument("--own-vectors", action="store_true",
                         help="embedding off in the server; cues carry their vectors "
                         "(the model's cue time is measured apart)")  # fmt: skip
@@ -126,21 +130,29 @@ def main() -> None:
     embedding = "off" if args.words_only or args.own_vectors else "e5-small"
     settings = {"MEMEXD_EMBEDDING": embedding, "MEMEXD_TEXT_SEARCH": "true"}
     unfinished = args.data_dir is not None and args.data_dir.exists()
-    if unfinished and not (args.data_dir / "recall_speed.json").exists():
+    if unfinished and not args.loaded and not (args.data_dir / "recall_speed.json").exists():
         sys.exit(f"{args.data_dir} holds no finished load of this script: remove it first")
     with (
         memexd_server(GRAPH_NAME, keep=args.data_dir, **settings) as server,
         httpx.Client(base_url=server.base_url, timeout=600) as client,
     ):
         loaded = None if args.data_dir is None else args.data_dir / "recall_speed.json"
-        if loaded is not None and loaded.exists():
+        per_item: float | None = None
+        if args.loaded:
+            print(f"{args.items:,} items and vectors stored before in {args.data_dir} "
+                  "(an interrupted run; memory per item not measured)")  # fmt: skip
+        elif loaded is not None and loaded.exists():
             per_item = _reused(loaded, args)
         else:
             per_item = _load_all(server, client, inputs, args)
             if loaded is not None:
                 loaded.write_text(orjson.dumps(_run_of(args) | {"per_item": per_item}).decode())
         held = "full-text index" if args.words_only else "full-text and vector indexes"
-        print(f"engine memory: {per_item:,.0f} B per item (items, events, {held})")
+        if per_item is not None:
+            print(f"engine memory: {per_item:,.0f} B per item (items, events, {held})")
+        started = time.perf_counter()
+        asyncio.run(operational(server))  # a restarted engine may be building its indexes
+        print(f"indexes operational after {time.perf_counter() - started:.0f} s more")
         cue_vectors = numpy.random.default_rng(11) if args.own_vectors else None
         for mode in ("TEXT",) if args.words_only else ("HYBRID", "VECTOR", "TEXT"):
             measure(client, zipf, mode, args.cues, args.items, cue_vectors)

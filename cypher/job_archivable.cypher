@@ -1,9 +1,8 @@
 // ARCHIVE_CREATE's reading (memexd/jobs/archives.py): in a page of the scan
-// (shapes/scan_from), the live items (archived ones too) under $prefix the
+// (shapes/scan_match), the live items (archived ones too) under $prefix the
 // caller may read, created in [$from, $to).
 // @params after limit scan_end prefix from to readable
-MATCH (n:Item)
-WHERE @scan_from(n)
+@scan_match(n)
 WITH n
 ORDER BY @scan_order(n)
 LIMIT $limit

@@ -1,11 +1,10 @@
-// DECAY_UPDATE's batch (memexd/jobs/decay.py): a page of the scan (shapes/scan_from)
+// DECAY_UPDATE's batch (memexd/jobs/decay.py): a page of the scan (shapes/scan_match)
 // whose live items under $prefix the caller may write get their decay score
 // at $now (shapes/decay_score) stored, `decay_stored`, with `decay_at`
 // (indexed: ranking and archival can read a stored score). A derived value,
 // like an embedding: no event. $dry: count only, write nothing.
 // @params after limit scan_end prefix now half_life dry writable
-MATCH (n:Item)
-WHERE @scan_from(n)
+@scan_match(n)
 WITH n
 ORDER BY @scan_order(n)
 LIMIT $limit

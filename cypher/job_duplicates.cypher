@@ -1,11 +1,10 @@
 // CONSOLIDATE's reading (memexd/jobs/consolidate.py): in a page of the scan
-// (shapes/scan_from), each live, unarchived item under $prefix the caller may
+// (shapes/scan_match), each live, unarchived item under $prefix the caller may
 // write that has an older twin (same content_key: the same scope, kind and
 // content) gets the oldest such twin as its keeper; `linked` says whether
 // the keeper already has a live SUPERSEDES edge to it.
 // @params after limit scan_end prefix writable
-MATCH (n:Item)
-WHERE @scan_from(n)
+@scan_match(n)
 WITH n
 ORDER BY @scan_order(n)
 LIMIT $limit

@@ -1,10 +1,9 @@
 // CLEANUP's reading (memexd/jobs/cleanup.py): in a page of the scan
-// (shapes/scan_from), the items to purge: archived or retracted, created
+// (shapes/scan_match), the items to purge: archived or retracted, created
 // before $cutoff, decay score at $now under $threshold, not tagged pinned,
 // under $prefix, writable by the caller.
 // @params after limit scan_end prefix cutoff threshold now half_life writable
-MATCH (n:Item)
-WHERE @scan_from(n)
+@scan_match(n)
 WITH n
 ORDER BY @scan_order(n)
 LIMIT $limit

@@ -1,5 +1,5 @@
 // FalkorDB's job_scan_start: the items, the highest node id, where the scan
-// (falkordb/shapes/scan_from) ends, and the first cursor, node id 0.
+// (falkordb/shapes/scan_match) ends, and the first cursor, node id 0.
 // @params
 MATCH (n:Item)
 WITH count(n) AS items

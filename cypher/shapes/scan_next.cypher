@@ -1,4 +1,4 @@
-// The cursor after a scan's page (shapes/scan_from): its last id, or null
+// The cursor after a scan's page (shapes/scan_match): its last id, or null
 // when the page was not full. ($scan_end: FalkorDB's, unused here.)
 // @params limit
 // @shape page

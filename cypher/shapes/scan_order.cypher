@@ -1,4 +1,4 @@
-// The order of a scan's page (shapes/scan_from).
+// The order of a scan's page (shapes/scan_match).
 // @shape node
 MATCH (node:Item)
 RETURN /*<shape>*/node.id/*</shape>*/ AS position

@@ -1,4 +1,4 @@
-"""A job's pass over every item, a page a batch (``cypher/shapes/scan_from``).
+"""A job's pass over every item, a page a batch (``cypher/shapes/scan_match``).
 
 The cursor is the engine's own (an id on Neo4j, an internal id range on
 FalkorDB) and opaque here; progress is the share of the items passed.

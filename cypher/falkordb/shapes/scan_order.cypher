@@ -1,4 +1,4 @@
-// The order of FalkorDB's scan page (falkordb/shapes/scan_from).
+// The order of FalkorDB's scan page (falkordb/shapes/scan_match).
 // @shape node
 MATCH (node:Item)
 RETURN /*<shape>*/ID(node)/*</shape>*/ AS position
