@@ -2,7 +2,7 @@
 items/s, and the p99 of point reads while they run against the idle p99.
 
 Run: ``.venv/bin/python bench/jobs_speed.py [--items 1000000]
-[--duplicates 0.05] [--reads 2000]``
+[--duplicates 0.05] [--reads 2000] [--batch N] [--pause X] [--jobs TYPE…]``
 
 A fresh ``memexd serve`` (FalkorDB, default settings but the embedding model
 off: it is not the subject) gets ``--items`` items through ``POST /items``
@@ -46,6 +46,10 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--duplicates", type=float, default=0.05)
     parser.add_argument("--reads", type=int, default=2_000)
+    parser.add_argument("--batch", type=int, help="MEMEXD_JOBS_BATCH (the server's: 250)")
+    parser.add_argument("--pause", type=float, help="MEMEXD_JOBS_YIELD (the server's: 1.0)")
+    parser.add_argument("--jobs", nargs="+", default=["DECAY_UPDATE", "CONSOLIDATE"],
+                        help="the jobs to run, in order")  # fmt: skip
     return parser.parse_args()
 
 
@@ -113,19 +117,28 @@ def seconds(job: dict[str, Any]) -> float:
     return (finished - started).total_seconds()
 
 
+def _settings(args: argparse.Namespace) -> dict[str, str]:
+    settings = {"MEMEXD_EMBEDDING": "off"}
+    if args.batch is not None:
+        settings["MEMEXD_JOBS_BATCH"] = str(args.batch)
+    if args.pause is not None:
+        settings["MEMEXD_JOBS_YIELD"] = str(args.pause)
+    return settings
+
+
 def main() -> None:
     args = _args()
     rng = random.Random(11)
     rows, twins = inputs(args.items, args.duplicates, rng)
     with (
-        memexd_server(GRAPH_NAME, MEMEXD_EMBEDDING="off") as server,
+        memexd_server(GRAPH_NAME, **_settings(args)) as server,
         httpx.Client(base_url=server.base_url, timeout=600) as client,
     ):
         print(f"{args.items:,} items ({twins:,} duplicates) in {post_items(client, rows):.1f} s")
         reader = Reader(server, [r["id"] for r in rows], rng)
         idle = reader.run(args.reads)
         print(f"point reads idle: p50 {idle.p50:.2f} ms  p99 {idle.pct(99):.2f} ms")
-        for job_type in ("DECAY_UPDATE", "CONSOLIDATE"):
+        for job_type in args.jobs:
             job, during = reader.during(lambda t=job_type: run_job(server, t))
             if job["status"] != "COMPLETED":
                 raise SystemExit(f"{job_type} ended {job['status']}: {job['error']}")
