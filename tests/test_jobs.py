@@ -333,18 +333,16 @@ async def test_a_consolidation_dry_run_writes_nothing(api: Api, tmp_path: Path) 
 
 async def test_consolidation_keys_items_written_before_keys(api: Api, tmp_path: Path) -> None:
     made = await twins(api)
-    # as an older server left them: no key, waiting under the Unkeyed label
-    await api.graph.store.write(
-        "MATCH (n:Item) REMOVE n.content_key SET n:Unkeyed RETURN count(n)", {}
-    )
+    # as an older server left them: no key
+    await api.graph.store.write("MATCH (n:Item) SET n.content_key = null RETURN count(n)", {})
     dry = await queued(api, type_="CONSOLIDATE", dryRun=True)
     await drain(worker(api, tmp_path))
     assert (await status(api, dry["id"]))["result"] == {
-        "duplicates": 0, "keyed": 0, "unkeyed": 7}  # fmt: skip
+        "duplicates": 0, "keyed": 0, "unkeyed": 6}  # fmt: skip
     real = await queued(api, type_="CONSOLIDATE")
     await drain(worker(api, tmp_path))
     result = (await status(api, real["id"]))["result"]
-    assert result == {"duplicates": 2, "keyed": 7, "unkeyed": 0}
+    assert result == {"duplicates": 2, "keyed": 6, "unkeyed": 0}
     assert (await api.ok(ITEM, id=made["twins"][2]["id"]))["item"]["archived"] is True
 
 

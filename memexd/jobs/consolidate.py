@@ -2,10 +2,10 @@
 one memory.
 
 Twins share a content key (:func:`memexd.memory.records.content_key`, stored
-and indexed on every item). Items written before keys existed wait under the
-``Unkeyed`` label; a run keys those its caller may write first (a dry run
-counts them and leaves them out). Then it passes over the items a page a
-batch: each live, unarchived item with an older live twin is a duplicate;
+and indexed on every item). When some items the caller may write have none
+(written before keys existed), a first pass over the items keys them, a page
+a batch (a dry run counts them and leaves them out). Then it passes over the
+items a page a batch: each live, unarchived item with an older live twin is a duplicate;
 the oldest twin is kept and gets a ``SUPERSEDES`` edge to it, and the
 duplicate is archived (never deleted), with the edge.created and
 memory.archived events, in one statement per page at the versions read (a
@@ -44,34 +44,30 @@ class Consolidate:
 
     async def run(self, run: JobRun) -> JSONObject:
         totals = {"duplicates": 0, "keyed": 0, "unkeyed": 0}
-        if run.dry_run:
-            rows = await run.graph.read("job_unkeyed_count")
-            totals["unkeyed"] = int(rows[0]["waiting"]) if rows else 0
-        else:
-            totals["keyed"] = await _key_waiting(run)
+        if await run.graph.read("job_unkeyed_any"):
+            await _key_waiting(run, totals)
         scan = await Scan.start(run)
         while not scan.done:
             row = await compare_and_set(lambda: _batch(run, scan), f"job {run.job.id}")
             scan.advance(row)
             totals["duplicates"] += len(row["pairs"])
-            await run.step(scan.progress, dict(totals))
+            await run.step(0.5 + scan.progress / 2, dict(totals))
         return totals
 
 
-async def _key_waiting(run: JobRun) -> int:
-    """Give every waiting item the caller may write its content key."""
-    keyed = 0
-    while True:
-        rows = await run.graph.read("job_unkeyed", {"limit": run.batch})
-        if not rows:
-            return keyed
-        stored = [
-            [r["id"], r["version"], content_key(r["scope"], r["kind"], json.loads(r["content"]))]
-            for r in rows
-        ]
-        await run.graph.write("job_keys_set", {"rows": stored})
-        keyed += len(rows)
-        await run.step(0.0, {"duplicates": 0, "keyed": keyed, "unkeyed": 0})
+async def _key_waiting(run: JobRun, totals: dict[str, int]) -> None:
+    """The first pass: give the items without a content key theirs (a dry
+    run counts them)."""
+    scan = await Scan.start(run)
+    while not scan.done:
+        row = await scan.page("job_unkeyed", {"prefix": run.job.prefix}, write=False)
+        scan.advance(row)
+        waiting = row["unkeyed"]
+        if waiting and not run.dry_run:
+            keys = [[i, v, content_key(sc, k, json.loads(c))] for i, v, sc, k, c in waiting]
+            await run.graph.write("job_keys_set", {"rows": keys})
+        totals["unkeyed" if run.dry_run else "keyed"] += len(waiting)
+        await run.step(scan.progress / 2, dict(totals))
 
 
 async def _batch(run: JobRun, scan: Scan) -> Row | None:

@@ -1,11 +1,8 @@
 // Maintenance jobs (memexd/jobs/): jobs by id and status, schedules by id,
 // archives and their chunks by id; items by content key (CONSOLIDATE finds twins by it) and by
 // stored decay score (DECAY_UPDATE). Items written before content keys
-// existed wait for one under the Unkeyed label (a CONSOLIDATE run keys them).
-MATCH (n:Item) WHERE n.content_key IS NULL AND NOT n:Unkeyed
-WITH n LIMIT 50000
-SET n:Unkeyed
-RETURN count(n) AS changed;
+// existed get theirs from the first CONSOLIDATE run (no backfill here: at a
+// million items it would hold the start past the engine's query timeout).
 CREATE INDEX FOR (j:Job) ON (j.id);
 CREATE INDEX FOR (j:Job) ON (j.status);
 CREATE INDEX FOR (j:Job) ON (j.schedule_id);
