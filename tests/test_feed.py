@@ -383,7 +383,9 @@ async def test_shutdown_completes_subscriptions(tmp_path: Path, graph_engine: En
 async def test_job_lifecycle_events_reach_the_feed(server: tuple[str, ...]) -> None:
     """A job's queued, started and completed events, live, to whoever can
     read every scope it reaches (the server's own worker runs it)."""
-    url, admin, reader = server[0], server[1], server[2]
+    url, admin = server[0], server[1]
+    # a key of its own: another test of the module revokes the shared reader's
+    _, reader = KeyStore(Path(server[3]) / "keys.json").create("jobs-reader", ["read:g/a/"])
     jobs = {"namespaces": ["job"]}
     run = 'mutation($p: String) { runJob(input: {type: DECAY_UPDATE, author: "ops", ' \
           'scopePrefix: $p}) { id } }'  # fmt: skip
