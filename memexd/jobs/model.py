@@ -10,7 +10,16 @@ import orjson
 from memexd.access.grants import Access
 from memexd.types import JSONObject, Row
 
-__all__ = ["FINISHED", "JOB_TYPES", "STATUSES", "Job", "job_from_row", "job_props", "job_record"]
+__all__ = [
+    "FINISHED",
+    "JOB_TYPES",
+    "STATUSES",
+    "Job",
+    "job_from_row",
+    "job_props",
+    "job_record",
+    "json_text",
+]
 
 JOB_TYPES = ("CONSOLIDATE", "DECAY_UPDATE", "CLEANUP", "ARCHIVE_CREATE", "ARCHIVE_RESTORE",
              "PATTERNS_EXTRACT")  # fmt: skip
@@ -77,7 +86,7 @@ def job_props(job: Job) -> dict[str, Any]:
     """A new Job node's properties (absent optionals left out)."""
     props: dict[str, Any] = {
         "id": job.id, "type": job.type, "status": job.status, "scope_prefix": job.scope_prefix,
-        "params": None if job.params is None else orjson.dumps(job.params).decode(),
+        "params": None if job.params is None else json_text(job.params),
         "dry_run": job.dry_run, "author": job.author, "created_at": job.created_at,
         "schedule_id": job.schedule_id, "reach": list(job.reach),
         "read_grants": list(job.read_grants), "write_grants": list(job.write_grants),
@@ -94,6 +103,11 @@ def job_record(job: Job) -> JSONObject:
             "author": job.author, "created_at": job.created_at, "started_at": job.started_at,
             "finished_at": job.finished_at, "progress": job.progress, "result": job.result,
             "error": job.error, "schedule_id": job.schedule_id}  # fmt: skip
+
+
+def json_text(value: Any) -> str:
+    """A job's params or result as its node stores them."""
+    return orjson.dumps(value).decode()
 
 
 def _loads(text: str | None) -> Any:

@@ -13,12 +13,10 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-import orjson
+from typing import TYPE_CHECKING
 
 from memexd.graph import Graph
-from memexd.jobs.model import Job
+from memexd.jobs.model import Job, json_text
 from memexd.memory.validation import Limits
 from memexd.types import JSONObject
 
@@ -93,7 +91,7 @@ class JobRun:
     async def _record(self, progress: float, result: JSONObject) -> None:
         rows = await self.graph.write("job_step", {
             "id": self.job.id, "owner": self.owner, "progress": min(max(progress, 0.0), 1.0),
-            "result": _text(result), "lease_until": now_ms() + self.pace.lease_ms})  # fmt: skip
+            "result": json_text(result), "lease_until": now_ms() + self.pace.lease_ms})  # fmt: skip
         if not rows:
             raise Lost(self.job.id)
         if rows[0]["cancel"]:
@@ -105,7 +103,3 @@ class JobRun:
             "id": self.job.id, "owner": self.owner, "progress": None, "result": None,
             "lease_until": now_ms() + self.pace.lease_ms})  # fmt: skip
         return bool(rows)
-
-
-def _text(value: Any) -> str:
-    return orjson.dumps(value).decode()

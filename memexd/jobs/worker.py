@@ -23,13 +23,11 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-import orjson
-
 from memexd.errors import MemexError
 from memexd.graph import Graph
 from memexd.ids import new_id
 from memexd.jobs.kinds import kind_of
-from memexd.jobs.model import Job, job_from_row
+from memexd.jobs.model import Job, job_from_row, json_text
 from memexd.jobs.queue import job_event
 from memexd.jobs.run import Cancelled, JobRun, Lost, Pace, now_ms
 from memexd.jobs.schedules import Schedules
@@ -171,7 +169,7 @@ class JobWorker:
         try:
             await self.graph.write("job_finish", {
                 "id": job.id, "owner": owner, "status": status,
-                "result": None if result is None else _text(result), "error": error,
+                "result": None if result is None else json_text(result), "error": error,
                 "now": done.finished_at, "lapsed_before": lapsed, "events": [event]})  # fmt: skip
         except MemexError as fault:  # its lease lapses: another process marks it
             log.warning("job %s: could not record its end: %s", job.id, fault.message)
@@ -190,7 +188,3 @@ async def jobs_running(memex: Memex | None, settings: Settings) -> AsyncIterator
         yield
     finally:
         await worker.stop()
-
-
-def _text(value: JSONObject) -> str:
-    return orjson.dumps(value).decode()
