@@ -1,11 +1,11 @@
 """The ``memexd`` command line: serve, migrate, keys, embed, archive, context,
-index, jobs, export-schema, export, import, replay.
+index, jobs, mcp, export-schema, export, import, replay.
 
 export, import and replay move MemEX files in and out (``memexd.cli.transplant``);
 embed embeds waiting items now (``memexd.cli.embed``); archive and context are
 the lifecycle's (``memexd.cli.lifecycle``); index turns a project's documents
 into items (``memexd.cli.index``); jobs runs and follows maintenance jobs
-(``memexd.cli.jobs``).
+(``memexd.cli.jobs``); mcp serves agents over stdio (``memexd.cli.agents``).
 
 Anything that stops a command from starting (a bad setting, the port in use, a
 locked or unwritable data directory, a missing engine program, an unreachable
@@ -19,12 +19,13 @@ import argparse
 import asyncio
 import sys
 import time
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from memexd import __version__
 from memexd.access.gate import Gate
-from memexd.cli import embed, index, jobs, lifecycle, transplant
+from memexd.cli import agents, embed, index, jobs, lifecycle, transplant
 from memexd.errors import BadUserInput, StartupError
 from memexd.settings import Settings, load_settings
 
@@ -77,7 +78,7 @@ def _parser() -> argparse.ArgumentParser:
 
     _connection_flags(embed.add_parser(commands))
     for command in (lifecycle.add_parsers(commands) + index.add_parsers(commands)
-                    + jobs.add_parsers(commands)):  # fmt: skip
+                    + jobs.add_parsers(commands) + agents.add_parsers(commands)):  # fmt: skip
         _connection_flags(command)
 
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
@@ -137,6 +138,12 @@ def _transplant_commands(commands: Any) -> None:
         parser.add_argument("--quiet", action="store_true", help="no progress, no summary")
 
 
+#: The commands other modules run, by name.
+HANDLED: tuple[Mapping[str, Callable[[argparse.Namespace, Settings], int]], ...] = (
+    transplant.HANDLERS, lifecycle.HANDLERS, index.HANDLERS, jobs.HANDLERS, agents.HANDLERS,
+)  # fmt: skip
+
+
 def _settings(args: argparse.Namespace) -> Settings:
     keys = ("host", "port", "workers", "data_dir", "graph_uri", "graph_name", "keys_file")
     return load_settings({k: getattr(args, k, None) for k in keys})
@@ -149,14 +156,9 @@ def main(argv: list[str] | None = None) -> int:
         "compact-log": _compact_log, "embed": lambda a: embed.run(a, _settings(a)),
     }  # fmt: skip
     try:
-        if args.command in transplant.HANDLERS:
-            return transplant.HANDLERS[args.command](args, _settings(args))
-        if args.command in lifecycle.HANDLERS:
-            return lifecycle.HANDLERS[args.command](args, _settings(args))
-        if args.command in index.HANDLERS:
-            return index.HANDLERS[args.command](args, _settings(args))
-        if args.command in jobs.HANDLERS:
-            return jobs.HANDLERS[args.command](args, _settings(args))
+        for handlers in HANDLED:
+            if args.command in handlers:
+                return handlers[args.command](args, _settings(args))
         return int(handler[args.command](args))
     except StartupError as exc:
         print(f"memexd: {exc.message}", file=sys.stderr)

@@ -11,16 +11,12 @@ from pydantic import Field
 from memexd.errors import MemoryNotFound
 from memexd.integrity.provenance import SupportTree
 from memexd.mcp.answers import answer, guarded, item_data, item_line, item_lines
+from memexd.mcp.args import Author, Id, Limit
 from memexd.mcp.caller import Bind, Caller
 from memexd.mcp.links import LinkKind, link_items
 from memexd.memory.model import Item
 
 __all__ = ["IntegrityTools"]
-
-Id = Annotated[str, Field(description="An item id (a UUID).")]
-Author = Annotated[
-    str | None, Field(description="Who is acting (recorded on the events); default: your key's name.")
-]
 
 
 class IntegrityTools:
@@ -39,7 +35,7 @@ class IntegrityTools:
         self,
         ctx: Context[Any, Any],
         id: Id,
-        max_depth: Annotated[int | None, Field(ge=1, description="Stop this many steps up.")] = None,
+        max_depth: Annotated[int | None, Field(ge=1, description="Stop this far up.")] = None,
     ) -> CallToolResult:
         """Why do we believe this? The item's support: its parents, theirs and
         so on, as a tree, with parents that were retracted or are missing
@@ -81,8 +77,10 @@ class IntegrityTools:
         b: Annotated[str, Field(description="The item it points at.")],
         kind: Annotated[
             LinkKind,
-            Field(description="SUPPORTS: a backs b; CONTRADICTS: a conflicts with b; ALIAS: "
-                  "the same thing (both ways); SUPERSEDES: a replaces b."),
+            Field(
+                description="SUPPORTS: a backs b; CONTRADICTS: a conflicts with b; ALIAS: "
+                "the same thing (both ways); SUPERSEDES: a replaces b."
+            ),
         ],
         author: Author = None,
     ) -> CallToolResult:
@@ -91,14 +89,13 @@ class IntegrityTools:
         made = await link_items(caller, a, b, kind, caller.name if author is None else author)
         return answer(f"Linked {made}", {"link": made})
 
-    async def contradictions(
-        self, ctx: Context[Any, Any], limit: Annotated[int, Field(ge=1, le=100)] = 20
-    ) -> CallToolResult:
+    async def contradictions(self, ctx: Context[Any, Any], limit: Limit = 20) -> CallToolResult:
         """Active contradictions between live items you can read, each pair
         with both sides."""
         found = await self.bind(ctx).memex.contradictions.active(limit)
         lines = [f"- {item_line(c.a)}\n  contradicts {item_line(c.b)}" for c in found]
-        data = [{"a": item_data(c.a), "b": item_data(c.b), "edge_id": c.edge.edge_id} for c in found]
+        data = [{"a": item_data(c.a), "b": item_data(c.b), "edge_id": c.edge.edge_id}
+                for c in found]  # fmt: skip
         return answer("\n".join(lines) or "No active contradictions.", {"contradictions": data})
 
     async def resolve_contradiction(

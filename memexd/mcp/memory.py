@@ -10,6 +10,7 @@ from pydantic import BaseModel, Field
 
 from memexd.errors import BadUserInput, Conflict, MemoryNotFound
 from memexd.mcp.answers import answer, guarded, item_data, item_line
+from memexd.mcp.args import Author, Id, Limit, ScopePrefix
 from memexd.mcp.caller import Bind, Caller
 from memexd.mcp.links import LinkKind, link_items
 from memexd.memory.context import ContextRequest
@@ -23,20 +24,16 @@ __all__ = ["MAX_LINKS", "MemoryTools"]
 #: Links one ``remember`` may add.
 MAX_LINKS = 16
 
-Id = Annotated[str, Field(description="An item id (a UUID).")]
-ScopePrefix = Annotated[
-    str | None, Field(description="Only items whose scope starts with this (e.g. 'proj/x/').")
-]
-Author = Annotated[
-    str | None, Field(description="Who is acting (recorded on the events); default: your key's name.")
-]
-
 
 class NewLink(BaseModel):
     """An edge from the new item to an existing one."""
 
     to: Id
     kind: LinkKind
+
+
+def _content(given: str | dict[str, Any]) -> dict[str, Any]:
+    return {"text": given} if isinstance(given, str) else given
 
 
 def _author(caller: Caller, given: str | None) -> str:
@@ -60,7 +57,7 @@ class MemoryTools:
         ctx: Context[Any, Any],
         content: Annotated[
             str | dict[str, Any],
-            Field(description="What to remember: text, or a JSON object (text becomes {'text': …})."),
+            Field(description="What to remember: text (kept as {'text': …}) or a JSON object."),
         ],
         scope: Annotated[str, Field(description="Where it belongs, e.g. 'proj/x/notes'.")],
         kind: Annotated[str, Field(description="What it is: note, observation, fact…")] = "note",
@@ -71,7 +68,9 @@ class MemoryTools:
         authority: Annotated[
             float, Field(ge=0, le=1, description="How much the source is trusted, 0 to 1.")
         ] = 0.5,
-        source_kind: Annotated[str, Field(description="Where it came from: agent, user, tool…")] = "agent",
+        source_kind: Annotated[
+            str, Field(description="Where it came from: agent, user, tool…")
+        ] = "agent",
         importance: Annotated[float | None, Field(ge=0, le=1)] = None,
         tags: Annotated[list[str] | None, Field(description="Free labels.")] = None,
         links: Annotated[
@@ -87,7 +86,7 @@ class MemoryTools:
         wanted = links or []
         await _exist(caller, [link.to for link in wanted])  # before anything is written
         draft = NewItem(
-            scope=scope, kind=kind, content={"text": content} if isinstance(content, str) else content,
+            scope=scope, kind=kind, content=_content(content),
             author=_author(caller, author), source_kind=source_kind, authority=authority,
             parents=parents, importance=importance, tags=tags,
         )  # fmt: skip
@@ -102,7 +101,7 @@ class MemoryTools:
         ctx: Context[Any, Any],
         cue: Annotated[str, Field(description="What you want to remember, in your own words.")],
         scope_prefix: ScopePrefix = None,
-        limit: Annotated[int, Field(ge=1, le=100)] = 10,
+        limit: Limit = 10,
         mode: Annotated[
             Literal["HYBRID", "VECTOR", "TEXT"],
             Field(description="HYBRID: by meaning and words; VECTOR: meaning; TEXT: words."),
@@ -123,7 +122,7 @@ class MemoryTools:
         ctx: Context[Any, Any],
         scope_prefix: ScopePrefix = None,
         cue: Annotated[str | None, Field(description="Put memories about this first.")] = None,
-        max_bytes: Annotated[int | None, Field(ge=1, description="The block's size budget.")] = None,
+        max_bytes: Annotated[int | None, Field(ge=1, description="Its size budget.")] = None,
         session_id: str | None = None,
         task_id: str | None = None,
         intent_id: str | None = None,
@@ -150,8 +149,10 @@ class MemoryTools:
         ] = False,
         confirm: Annotated[
             int | None,
-            Field(description="With cascade: the number of items impact said would be "
-                  "retracted; refused if that changed."),
+            Field(
+                description="With cascade: the number of items impact said would be "
+                "retracted; refused if that changed."
+            ),
         ] = None,
         author: Author = None,
     ) -> CallToolResult:
@@ -166,7 +167,7 @@ class MemoryTools:
             await caller.memex.items.retract(id, who, reason, caller.origin)
             return answer(f"Retracted {id}.", {"retracted": [id]})
         if confirm is None:
-            raise BadUserInput("a cascade needs confirm: the count impact reported", field="confirm")
+            raise BadUserInput("a cascade needs the count impact reported", field="confirm")
         closure = await caller.memex.provenance.dependents(id, True)
         if 1 + len(closure) != confirm:
             raise Conflict(f"the cascade would now retract {1 + len(closure)} items, not {confirm}")
@@ -183,4 +184,3 @@ async def _exist(caller: Caller, ids: list[str]) -> None:
 
 def _hit(hit: Hit) -> dict[str, Any]:
     return {"item": item_data(hit.item), "score": hit.score, "why": hit.why}
-

@@ -21,6 +21,8 @@ from memexd.feed.store import WakingStore
 from memexd.graph import Graph
 from memexd.graph.open import open_migrated
 from memexd.jobs.worker import jobs_running
+from memexd.mcp.http import PATH as MCP_PATH
+from memexd.mcp.http import McpEndpoint
 from memexd.recall import ensure_indexes
 from memexd.recall.embedding import embedding
 from memexd.server import explorer, graphiql, nesting
@@ -49,24 +51,19 @@ def create_app(
     feed = Feed(FeedSettings.of(settings))
     if store is not None:
         holder.memex = Memex(WakingStore(store, feed.wake), settings)
+    mcp = McpEndpoint(lambda: holder.memex, gate, settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         restore = drain_on_exit(feed)
         try:
-            if store is not None:
-                async with embedding(holder.memex, embeds), jobs_running(holder.memex, settings):
-                    yield
-                return
-            opened, _ = await open_migrated(settings)
-            try:
-                await ensure_indexes(Graph(opened), settings.text_search)
-                holder.memex = Memex(WakingStore(opened, feed.wake), settings)
-                async with embedding(holder.memex, embeds), jobs_running(holder.memex, settings):
-                    yield
-            finally:
-                holder.memex = None
-                await opened.close()
+            async with (
+                mcp.running(),
+                _core(holder, settings, store, feed) as memex,
+                embedding(memex, embeds),
+                jobs_running(memex, settings),
+            ):
+                yield
         finally:
             restore()
             await feed.close()
@@ -88,6 +85,7 @@ def create_app(
             Route("/graphql", graphql, methods=None),  # the view refuses other methods
             WebSocketRoute("/graphql", graphql),
             Route("/healthz", healthz),
+            Route(MCP_PATH, mcp, methods=None),  # the SDK answers each method
             ingest_route(lambda: holder.memex, gate, origin_of),
             *explorer.routes(),
         ],
@@ -116,3 +114,22 @@ def create_app(
             expose_headers=["memexd-bookmarks", "x-trace-id"],
         )
     return app
+
+
+@asynccontextmanager
+async def _core(
+    holder: Holder, settings: Settings, store: GraphStore | None, feed: Feed
+) -> AsyncIterator[Memex]:
+    """The core the app serves: over the caller's store, or over the
+    configured engine, opened and migrated here and closed at shutdown."""
+    if holder.memex is not None and store is not None:
+        yield holder.memex
+        return
+    opened, _ = await open_migrated(settings)
+    try:
+        await ensure_indexes(Graph(opened), settings.text_search)
+        holder.memex = Memex(WakingStore(opened, feed.wake), settings)
+        yield holder.memex
+    finally:
+        holder.memex = None
+        await opened.close()
