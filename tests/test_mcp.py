@@ -5,6 +5,7 @@ are checked against GraphQL's; grants, bad arguments and bad credentials."""
 
 from __future__ import annotations
 
+import asyncio
 import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
@@ -257,6 +258,36 @@ async def test_bad_arguments_are_tool_errors_and_nothing_is_written(
     async with over_http(server["url"], server["agent"]) as client:
         assert code in await refused(client, tool, **arguments)
     assert (await gql.ok("{ stats { items { total } } }"))["stats"]["items"] == before
+
+
+async def test_following_an_item_tells_when_it_changes(server: dict[str, str]) -> None:
+    async with over_http(server["url"], server["agent"]) as agent:
+        a = await remember(agent, "the office wifi password rotates monthly")
+        b = await remember(agent, "unrelated: the plants need water")
+        async with agent.listen(resource_subscriptions=[f"memexd://item/{a}"]) as followed:
+            assert followed.honored.resource_subscriptions == [f"memexd://item/{a}"]
+            events = aiter(followed)
+            await call(agent, "link", a=b, b=a, kind="SUPPORTS")  # an edge event about a
+            assert (await asyncio.wait_for(anext(events), 30)).uri == f"memexd://item/{a}"  # type: ignore[union-attr]
+            await call(agent, "forget", id=b)  # about b only: not delivered
+            await call(agent, "forget", id=a)
+            assert (await asyncio.wait_for(anext(events), 30)).uri == f"memexd://item/{a}"  # type: ignore[union-attr]
+    async with over_http(server["url"], server["other"]) as other:
+        theirs = await remember(other, "tenant two's roadmap", scope="t2/plans")
+    async with over_http(server["url"], server["agent"]) as agent:
+        said = {}
+        for name, uris in (("theirs", [f"memexd://item/{theirs}"]),
+                           ("missing", [f"memexd://item/{MISSING}"]),
+                           ("context", ["memexd://context"]),
+                           ("too many", [f"memexd://item/{a}"] * 101)):  # fmt: skip
+            with pytest.raises(MCPError) as refusal:
+                async with agent.listen(resource_subscriptions=uris):
+                    pass
+            said[name] = str(refusal.value)
+        assert said["theirs"].replace(theirs, "?") == said["missing"].replace(MISSING, "?")
+        assert "MEMORY_NOT_FOUND" in said["missing"]
+        assert "BAD_USER_INPUT" in said["context"] and "BAD_USER_INPUT" in said["too many"]
+        assert (await agent.list_tools()).tools
 
 
 async def test_credentials_are_checked_before_the_protocol(server: dict[str, str]) -> None:

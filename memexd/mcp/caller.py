@@ -3,7 +3,7 @@ origin its events carry.
 
 Over Streamable HTTP each request was authenticated by :mod:`memexd.mcp.http`
 before the SDK saw it, and the caller's :class:`Access` rides in the ASGI
-scope; a tool binds the core to it. Over stdio the process runs as one
+scope; a call binds the core to it. Over stdio the process runs as one
 caller, fixed when it starts (:mod:`memexd.mcp.stdio`).
 """
 
@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from mcp.server import ServerRequestContext
 from mcp.server.mcpserver import Context
 
 from memexd.access.grants import Access
@@ -21,7 +22,7 @@ from memexd.errors import StorageUnavailable, Unauthenticated
 from memexd.events.vocabulary import Origin
 from memexd.server.origin import origin_of
 
-__all__ = ["ACCESS_KEY", "Bind", "Caller", "fixed", "from_request"]
+__all__ = ["ACCESS_KEY", "Bind", "Caller", "Fixed", "FromRequest"]
 
 #: Where :mod:`memexd.mcp.http` leaves the caller's access in the ASGI scope.
 ACCESS_KEY = "memexd.access"
@@ -37,26 +38,38 @@ class Caller:
         return self.memex.access.name
 
 
-Bind = Callable[[Context[Any, Any]], Caller]
+class Bind:
+    """The caller of a tool call (:meth:`__call__`) or of any request (:meth:`of`)."""
+
+    def __call__(self, ctx: Context[Any, Any]) -> Caller:
+        return self.of(ctx.request_context)
+
+    def of(self, request: ServerRequestContext[Any, Any]) -> Caller:
+        raise NotImplementedError
 
 
-def fixed(memex: Memex) -> Bind:
+class Fixed(Bind):
     """Every call as ``memex``'s caller (stdio: one process, one caller)."""
-    caller = Caller(memex, Origin())
-    return lambda _ctx: caller
+
+    def __init__(self, memex: Memex) -> None:
+        self.caller = Caller(memex, Origin())
+
+    def of(self, request: ServerRequestContext[Any, Any]) -> Caller:
+        return self.caller
 
 
-def from_request(core: Callable[[], Memex | None]) -> Bind:
+class FromRequest(Bind):
     """Each call as the caller its HTTP request authenticated."""
 
-    def bind(ctx: Context[Any, Any]) -> Caller:
-        memex = core()
+    def __init__(self, core: Callable[[], Memex | None]) -> None:
+        self.core = core
+
+    def of(self, request: ServerRequestContext[Any, Any]) -> Caller:
+        memex = self.core()
         if memex is None:
             raise StorageUnavailable("memexd is starting")
-        request = ctx.request_context.request
-        access = None if request is None else getattr(request, "scope", {}).get(ACCESS_KEY)
+        http = request.request
+        access = getattr(http, "scope", {}).get(ACCESS_KEY)
         if not isinstance(access, Access):
             raise Unauthenticated("this call carried no credentials memexd checked")
-        return Caller(memex.as_caller(access), origin_of(request.headers))  # type: ignore[union-attr]
-
-    return bind
+        return Caller(memex.as_caller(access), origin_of(getattr(http, "headers", {})))

@@ -13,8 +13,8 @@ per request too).
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from contextlib import AbstractAsyncContextManager
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 
 import orjson
 from starlette.datastructures import Headers
@@ -23,7 +23,9 @@ from starlette.types import Receive, Scope, Send
 from memexd.access.gate import Gate
 from memexd.core import Memex
 from memexd.errors import MemexError, Unauthenticated
-from memexd.mcp.caller import ACCESS_KEY, from_request
+from memexd.feed.hub import Feed
+from memexd.mcp.caller import ACCESS_KEY, FromRequest
+from memexd.mcp.changes import ItemChanges
 from memexd.mcp.server import build_server
 from memexd.settings import Settings
 
@@ -35,16 +37,24 @@ PATH = "/mcp"
 class McpEndpoint:
     """The ASGI app at :data:`PATH`; :meth:`running` is its lifespan."""
 
-    def __init__(self, core: Callable[[], Memex | None], gate: Gate, settings: Settings) -> None:
+    def __init__(
+        self, core: Callable[[], Memex | None], gate: Gate, feed: Feed, settings: Settings
+    ) -> None:
         self.gate = gate
-        self.server = build_server(from_request(core))
+        self.changes = ItemChanges(feed, core)
+        self.server = build_server(FromRequest(core), self.changes)
         self.app = self.server.streamable_http_app(
             streamable_http_path=PATH, stateless_http=True, host=settings.host,
             max_request_body_size=settings.max_body_bytes,
         )  # fmt: skip
 
-    def running(self) -> AbstractAsyncContextManager[None]:
-        return self.server.session_manager.run()
+    @asynccontextmanager
+    async def running(self) -> AsyncIterator[None]:
+        try:
+            async with self.server.session_manager.run():
+                yield
+        finally:
+            await self.changes.close()
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:

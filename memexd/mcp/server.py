@@ -12,12 +12,12 @@ from typing import Any
 import orjson
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError, ResourceNotFoundError
-from mcp.server.subscriptions import InMemorySubscriptionBus
 
 from memexd import __version__
 from memexd.errors import MemexError
 from memexd.mcp.answers import item_data
 from memexd.mcp.caller import Bind
+from memexd.mcp.changes import ItemChanges, ListenGuard
 from memexd.mcp.integrity import IntegrityTools
 from memexd.mcp.memory import MemoryTools
 from memexd.mcp.plans import PlanTools
@@ -36,10 +36,10 @@ something; check impact before you forget with cascade. Ids are UUIDs.
 """
 
 
-def build_server(bind: Bind, bus: InMemorySubscriptionBus | None = None) -> MCPServer:
+def build_server(bind: Bind, changes: ItemChanges) -> MCPServer:
     server: MCPServer = MCPServer(
         "memexd", version=__version__, instructions=INSTRUCTIONS,
-        subscriptions=bus or InMemorySubscriptionBus(), warn_on_duplicate_tools=True,
+        subscriptions=changes.bus, middleware=[ListenGuard(bind, changes)],
     )  # fmt: skip
     for tools in (MemoryTools(bind), IntegrityTools(bind), PlanTools(bind)):
         tools.register(server)

@@ -38,8 +38,12 @@ from memexd import __version__
 from memexd.access.grants import Access
 from memexd.core import Memex
 from memexd.errors import StartupError
+from memexd.feed.hub import Feed
+from memexd.feed.settings import FeedSettings
+from memexd.feed.store import WakingStore
 from memexd.graph import Graph
-from memexd.mcp.caller import fixed
+from memexd.mcp.caller import Fixed
+from memexd.mcp.changes import ItemChanges
 from memexd.mcp.server import INSTRUCTIONS, build_server
 from memexd.recall import ensure_indexes
 from memexd.recall.embedding import embedding
@@ -63,12 +67,17 @@ async def serve_alone(settings: Settings, access: Access) -> None:
                 "http://HOST:PORT/mcp and MEMEXD_API_KEY"
             ) from None
         raise
+    feed = Feed(FeedSettings.of(settings))
+    core = Memex(WakingStore(store, feed.wake), settings)
+    changes = ItemChanges(feed, lambda: core)
     try:
         await ensure_indexes(Graph(store), settings.text_search)
-        memex = Memex(store, settings).as_caller(access)
+        memex = core.as_caller(access)
         async with embedding(memex, True):  # what it remembers becomes recallable
-            await build_server(fixed(memex)).run_stdio_async()
+            await build_server(Fixed(memex), changes).run_stdio_async()
     finally:
+        await changes.close()
+        await feed.close()
         await store.close()
 
 

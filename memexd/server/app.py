@@ -51,7 +51,7 @@ def create_app(
     feed = Feed(FeedSettings.of(settings))
     if store is not None:
         holder.memex = Memex(WakingStore(store, feed.wake), settings)
-    mcp = McpEndpoint(lambda: holder.memex, gate, settings)
+    mcp = McpEndpoint(lambda: holder.memex, gate, feed, settings)
 
     @asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
