@@ -16,8 +16,8 @@ import httpx
 import httpx2
 import pytest
 from mcp import Client
-from mcp.client.streamable_http import streamable_http_client
 from mcp.client.stdio import StdioServerParameters
+from mcp.client.streamable_http import streamable_http_client
 from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult
 
@@ -27,8 +27,9 @@ from tests.feed_client import Writer
 from tests.processes import MEMEXD, environment, serve, stop
 
 QUIET = {"MEMEXD_LOG_LEVEL": "warning"}
-TOOLS = {"remember", "recall", "context", "why", "impact", "forget", "link", "contradictions",
-         "resolve_contradiction", "plan", "add_task", "move_task", "move_intent", "plans"}  # fmt: skip
+TOOLS = {"remember", "recall", "context", "why", "impact", "forget", "link",
+         "contradictions", "resolve_contradiction", "plan", "add_task", "move_task",
+         "move_intent", "plans"}  # fmt: skip
 MISSING = "01a00000-0000-7000-8000-000000000000"
 
 
@@ -63,7 +64,9 @@ async def call(client: Client, tool: str, **arguments: Any) -> dict[str, Any]:
     """A tool's structured answer; fails on a tool error."""
     result = await client.call_tool(tool, arguments)
     assert not result.is_error, result.content
-    assert result.content and result.content[0].type == "text" and result.content[0].text
+    assert result.content
+    assert result.content[0].type == "text"
+    assert result.content[0].text
     assert isinstance(result.structured_content, dict)
     return result.structured_content
 
@@ -93,10 +96,11 @@ async def test_every_tool_is_listed_with_a_schema_and_a_description(
         templates = (await client.list_resource_templates()).resource_templates
     assert set(tools) == TOOLS
     for tool in tools.values():
-        assert tool.description and len(tool.description) > 20, tool.name
+        assert len(tool.description or "") > 20, tool.name
         assert tool.input_schema["type"] == "object", tool.name
     assert tools["recall"].input_schema["required"] == ["cue"]
-    assert tools["recall"].annotations is not None and tools["recall"].annotations.read_only_hint
+    assert tools["recall"].annotations is not None
+    assert tools["recall"].annotations.read_only_hint
     assert {t.uri_template for t in templates} == {
         "memexd://item/{id}", "memexd://context{?scope_prefix,cue}"}  # fmt: skip
 
@@ -113,8 +117,8 @@ async def test_remember_why_impact_forget_agree_with_graphql(server: dict[str, s
                         "parents": [root], "author": "agent"}  # fmt: skip
 
         why = await call(client, "why", id=leaf)
-        tree = (await gql.ok("query($id: ID!) { supportTree(id: $id) { nodes { item { id } depth } } }",
-                             id=leaf))["supportTree"]  # fmt: skip
+        query = "query($id: ID!) { supportTree(id: $id) { nodes { item { id } depth } } }"
+        tree = (await gql.ok(query, id=leaf))["supportTree"]
         assert [(n["item"]["id"], n["depth"]) for n in why["nodes"]] == [
             (n["item"]["id"], n["depth"]) for n in tree["nodes"]]  # fmt: skip
         assert why["gone"] == []
@@ -127,12 +131,14 @@ async def test_remember_why_impact_forget_agree_with_graphql(server: dict[str, s
 
         assert "confirm" in await refused(client, "forget", id=root, cascade=True)
         assert (await refused(client, "forget", id=root, cascade=True, confirm=2)).startswith(
-            "CONFLICT")
+            "CONFLICT"
+        )
         await call(client, "forget", id=child, reason="wrong version")
         why = await call(client, "why", id=leaf)
         assert why["gone"] == [{"id": child, "state": "retracted"}]
         text = (await client.call_tool("why", {"id": leaf})).content[0]
-        assert text.type == "text" and f"parent {child} is retracted" in text.text
+        assert text.type == "text"
+        assert f"parent {child} is retracted" in text.text
         done = await call(client, "forget", id=root, cascade=True, confirm=1)
         assert done["retracted"] == [root]
 
@@ -146,19 +152,22 @@ async def test_recall_context_and_the_item_resource(server: dict[str, str]) -> N
         hits = await call(client, "recall", cue="broken kettle", scope_prefix="agents/a/office",
                           mode="TEXT")  # fmt: skip
         query = """query($i: RecallInput!) { recall(input: $i) { item { id } score } }"""
-        same = (await gql.ok(query, i={"cue": "broken kettle", "mode": "TEXT",
-                                       "filter": {"scopePrefix": "agents/a/office"}}))["recall"]  # fmt: skip
-        assert [h["item"]["id"] for h in hits["hits"]] == [h["item"]["id"] for h in same] == [wanted]
+        office = {"scopePrefix": "agents/a/office"}
+        same = await gql.ok(query, i={"cue": "broken kettle", "mode": "TEXT", "filter": office})
+        assert [h["item"]["id"] for h in hits["hits"]] == [wanted]
+        assert [h["item"]["id"] for h in same["recall"]] == [wanted]
         assert set(hits["hits"][0]["why"]) >= {"text"}
         hybrid = await call(client, "recall", cue="kettle", scope_prefix="agents/a/office")
         assert wanted in [h["item"]["id"] for h in hybrid["hits"]]
 
         block = await call(client, "context", scope_prefix="agents/a/office")
-        assert wanted in block["ids"] and "kettle" in block["text"]
+        assert wanted in block["ids"]
+        assert "kettle" in block["text"]
         read = await client.read_resource(f"memexd://item/{wanted}")
         first = read.contents[0]
         assert first.mime_type == "application/json"
-        assert "kettle" in first.text and wanted in first.text  # type: ignore[union-attr]
+        assert "kettle" in first.text
+        assert wanted in first.text
         ctx = await client.read_resource("memexd://context?scope_prefix=agents/a/office")
         assert "kettle" in ctx.contents[0].text  # type: ignore[union-attr]
 
@@ -179,11 +188,13 @@ async def test_links_and_contradictions(server: dict[str, str]) -> None:
                          for x in (await gql.ok(query))["contradictions"]}  # fmt: skip
         assert (b, a) in pairs
         await call(client, "resolve_contradiction", winner_id=b, loser_id=a)
-        assert (b, a) not in {(x["a"]["id"], x["b"]["id"])
-                              for x in (await call(client, "contradictions"))["contradictions"]}  # fmt: skip
+        after = (await call(client, "contradictions"))["contradictions"]
+        assert (b, a) not in {(x["a"]["id"], x["b"]["id"]) for x in after}
         query = "query($f: EdgeFilter) { edges(filter: $f) { kind from to } }"
-        kinds = {(e["kind"], e["from"], e["to"])
-                 for way in ("from", "to") for e in (await gql.ok(query, f={way: c}))["edges"]}  # fmt: skip
+        kinds = set()
+        for way in ("from", "to"):
+            kinds |= {(e["kind"], e["from"], e["to"])
+                      for e in (await gql.ok(query, f={way: c}))["edges"]}  # fmt: skip
         assert {("SUPPORTS", c, b), ("ALIAS", c, a), ("ALIAS", a, c)} <= kinds
 
 
@@ -193,13 +204,16 @@ async def test_the_intent_and_task_lifecycle(server: dict[str, str]) -> None:
         task = (await call(client, "add_task", intent_id=intent["id"], action="run tests"))["task"]
         assert task["status"] == "pending"
         started = await call(client, "move_task", id=task["id"], action="start")
-        assert started["task"]["status"] == "running" and started["task"]["agent_id"] == "agent"
+        assert started["task"]["status"] == "running"
+        assert started["task"]["agent_id"] == "agent"
         assert (await refused(client, "move_task", id=task["id"], action="start")).startswith(
-            "INVALID_TASK_TRANSITION")
+            "INVALID_TASK_TRANSITION"
+        )
         await call(client, "move_task", id=task["id"], action="complete", result={"passed": 12})
         plans = await call(client, "plans")
         mine = [p for p in plans["intents"] if p["intent"]["id"] == intent["id"]]
-        assert mine and mine[0]["tasks"][0]["status"] == "completed"
+        assert mine
+        assert mine[0]["tasks"][0]["status"] == "completed"
         await call(client, "move_intent", id=intent["id"], action="complete")
         done = await call(client, "plans", status="completed")
         assert intent["id"] in [p["intent"]["id"] for p in done["intents"]]
@@ -218,16 +232,18 @@ async def test_grants_hold_over_mcp(server: dict[str, str]) -> None:
         with pytest.raises(MCPError):
             await agent.read_resource(f"memexd://item/{theirs}")
         assert (await refused(agent, "remember", content="x", scope="t2/plans")).startswith(
-            "FORBIDDEN")
+            "FORBIDDEN"
+        )
         assert theirs not in str(await call(agent, "contradictions"))
     async with over_http(server["url"], server["reader"]) as reader:
         assert (await refused(reader, "remember", content="x", scope="agents/a/")).startswith(
-            "FORBIDDEN")
+            "FORBIDDEN"
+        )
         assert (await refused(reader, "forget", id=mine)).startswith("FORBIDDEN")
         assert mine in str(await call(reader, "impact", id=mine))
 
 
-@pytest.mark.parametrize("tool, arguments, code", [
+@pytest.mark.parametrize(("tool", "arguments", "code"), [
     ("remember", {"scope": "agents/a/"}, "content"),                     # missing
     ("remember", {"content": 5, "scope": "agents/a/"}, "content"),       # wrong type
     ("remember", {"content": "x", "scope": "agents/a/", "authority": 2}, "authority"),
@@ -286,7 +302,8 @@ async def test_following_an_item_tells_when_it_changes(server: dict[str, str]) -
             said[name] = str(refusal.value)
         assert said["theirs"].replace(theirs, "?") == said["missing"].replace(MISSING, "?")
         assert "MEMORY_NOT_FOUND" in said["missing"]
-        assert "BAD_USER_INPUT" in said["context"] and "BAD_USER_INPUT" in said["too many"]
+        assert "BAD_USER_INPUT" in said["context"]
+        assert "BAD_USER_INPUT" in said["too many"]
         assert (await agent.list_tools()).tools
 
 
@@ -297,9 +314,10 @@ async def test_credentials_are_checked_before_the_protocol(server: dict[str, str
         assert answer.status_code == 401, answer.text
         assert answer.json()["error"]["code"] == "UNAUTHENTICATED"
         assert answer.headers["www-authenticate"].startswith("Bearer")
-    with pytest.raises(Exception):  # noqa: B017 (the SDK's transport error, whichever it is)
+    with pytest.raises(ExceptionGroup) as caught:  # the SDK's task groups wrap it
         async with over_http(server["url"], "mxk_unknown") as client:
             await client.list_tools()
+    assert "Server returned an error response" in repr(caught.value)
 
 
 # ---------------------------------------------------------------- over stdio
@@ -322,7 +340,8 @@ async def test_stdio_on_its_own(tmp_path: Path, graph_engine: Engine) -> None:
         assert (await call(client, "why", id=leaf))["nodes"][1]["item"]["id"] == root
         assert "MEMORY_NOT_FOUND" in await refused(client, "why", id=MISSING)
     grants = ("--grant", "read:me/")
-    async with Client(stdio("--data-dir", data, *grants, engine=graph_engine), cache=None) as client:
+    narrowed = stdio("--data-dir", data, *grants, engine=graph_engine)
+    async with Client(narrowed, cache=None) as client:
         assert (await call(client, "impact", id=root))["count"] == 2
         assert "FORBIDDEN" in await refused(client, "forget", id=leaf)
 
@@ -344,12 +363,14 @@ def test_a_data_directory_a_server_holds_is_refused_with_the_way_round(
     tmp_path: Path, backend: str
 ) -> None:
     data = tmp_path / "data"
-    url, process = serve(data, **QUIET)
+    _url, process = serve(data, **QUIET)
     try:
-        done = subprocess.run([*MEMEXD, "mcp", "--data-dir", str(data)], capture_output=True,
-                              env=environment(**QUIET), timeout=60, stdin=subprocess.DEVNULL)  # fmt: skip
+        argv = [*MEMEXD, "mcp", "--data-dir", str(data)]
+        done = subprocess.run(argv, capture_output=True, env=environment(**QUIET), timeout=60,
+                              stdin=subprocess.DEVNULL)  # fmt: skip
     finally:
         stop(process)
     assert done.returncode == 2
-    assert b"in use by another memexd" in done.stderr and b"--url" in done.stderr
+    assert b"in use by another memexd" in done.stderr
+    assert b"--url" in done.stderr
     assert done.stdout == b""
