@@ -141,3 +141,20 @@ def test_the_maintenance_session_runs_as_written(tmp_path: Path) -> None:
     made = schedule["data"]["createSchedule"]
     assert (made["name"], made["overlap"], made["paused"]) == ("nightly decay", "SKIP", False)
     assert made["nextRunAt"][11:16] in ("02:00", "01:00")  # 03:00 in Paris (winter, summer)
+
+
+def test_the_agent_session_runs_as_written(tmp_path: Path) -> None:
+    """The README's MCP session: the SDK's client drives ``memexd mcp`` over
+    stdio through remember, recall, why, impact and forget."""
+    out = run_block("mcp-session", tmp_path / "data")
+    asked = re.findall(r"^> (\w+) ", out, re.M)
+    assert asked == ["remember", "remember", "recall", "why", "impact", "forget"]
+    fact, plan = re.findall(r"^Remembered \[([0-9a-f-]{36})\]", out, re.M)
+    recalled = out.split("> recall ")[1].split("\n> ")[0]
+    assert "1. (" in recalled
+    assert fact in recalled.splitlines()[1]
+    why = out.split("> why ")[1].split("\n> ")[0].splitlines()
+    assert why[1].startswith(f"- [{plan}]")
+    assert why[2].startswith(f"  - [{fact}]")
+    assert "forget with cascade would retract 2 items:" in out
+    assert out.rstrip().endswith(f"Retracted 2 items:\n{plan}\n{fact}")
