@@ -314,6 +314,9 @@ async def test_credentials_are_checked_before_the_protocol(server: dict[str, str
         assert answer.status_code == 401, answer.text
         assert answer.json()["error"]["code"] == "UNAUTHENTICATED"
         assert answer.headers["www-authenticate"].startswith("Bearer")
+    huge = {**body, "params": {"padding": "x" * 5_000_000}}
+    auth = {"Authorization": f"Bearer {server['agent']}"}
+    assert httpx.post(f"{server['url']}/mcp", json=huge, headers=auth).status_code == 413
     with pytest.raises(ExceptionGroup) as caught:  # the SDK's task groups wrap it
         async with over_http(server["url"], "mxk_unknown") as client:
             await client.list_tools()
