@@ -81,11 +81,31 @@ async def test_a_job_is_queued_at_once_and_a_worker_runs_it(api: Api, tmp_path: 
     assert done["runner"] is None
     assert done["startedAt"]
     assert done["finishedAt"]
-    assert done["result"]["scored"] == 5
+    assert done["result"]["scored"] == done["result"]["stored"] == 5
     assert done["result"]["belowArchive"] == 0
     scores = await stored_decay(api)
     assert set(scores) == {i["id"] for i in items}
     assert all(0.9 < s <= 1.0 for s in scores.values())  # just written: recency ≈ 1
+
+
+async def test_decay_scores_that_barely_moved_are_left_as_stored(
+    api: Api, tmp_path: Path
+) -> None:
+    for _ in range(3):
+        await api.create(scope="d/")
+    first = await queued(api, scopePrefix="d/")
+    await drain(worker(api, tmp_path))
+    stored = await stored_decay(api)
+    again = await queued(api, scopePrefix="d/")  # moments later: under the tolerance
+    await drain(worker(api, tmp_path))
+    assert (await status(api, again["id"]))["result"]["stored"] == 0
+    assert await stored_decay(api) == stored
+    faster = await queued(api, scopePrefix="d/", params={"halfLifeMs": 1})  # all decayed
+    await drain(worker(api, tmp_path))
+    result = (await status(api, faster["id"]))["result"]
+    assert (result["scored"], result["stored"], result["belowArchive"]) == (3, 3, 3)
+    assert all(s < 0.1 for s in (await stored_decay(api)).values())
+    assert (await status(api, first["id"]))["result"]["stored"] == 3
 
 
 async def test_the_job_lifecycle_is_in_the_log(api: Api, tmp_path: Path) -> None:

@@ -1,11 +1,16 @@
 """DECAY_UPDATE (SPEC §13): store every item's decay score.
 
-Each batch is one page of a scan over the items (``cypher/job_decay``): the
-live ones under the job's scope prefix that its caller may write get their
-decay score at the job's start time stored as ``decay_stored`` (indexed),
-with ``decay_at``. A derived value, as an embedding is: no event. The result
-counts the items scored and how many fall under the archival (0.1) and
-cleanup (0.2) thresholds; a dry run counts the same and stores nothing.
+Each batch is one page of a scan over the items: the live ones under the
+job's scope prefix that its caller may write are scored at the job's start
+time by a read (``cypher/job_decay_scores``), and those whose stored score is
+missing or :data:`TOLERANCE` away from it are stored as ``decay_stored``
+(indexed), with ``decay_at``, by a write that only seeks and sets
+(``cypher/job_decay_store``): the graph's write lock, which readers wait
+for, is held for that alone. A stored score is always the score at its
+``decay_at``. A derived value, as an embedding is: no event. The result
+counts the items scored, those stored, and how many fall under the archival
+(0.1) and cleanup (0.2) thresholds; a dry run counts the same and stores
+nothing.
 
 params: ``halfLifeMs`` (the server's half-life unless given).
 """
@@ -19,7 +24,10 @@ from memexd.jobs.run import JobRun, now_ms
 from memexd.jobs.scan import Scan
 from memexd.types import JSONObject
 
-__all__ = ["DecayUpdate"]
+__all__ = ["TOLERANCE", "DecayUpdate"]
+
+#: A stored score this close to the new one is left as it is.
+TOLERANCE = 0.001
 
 
 class DecayUpdate:
@@ -31,12 +39,16 @@ class DecayUpdate:
     async def run(self, run: JobRun) -> JSONObject:
         half_life = run.params.get("halfLifeMs") or run.limits.decay_half_life_ms
         at = now_ms()
-        totals = {"scored": 0, "belowArchive": 0, "belowCleanup": 0}
+        totals = {"scored": 0, "stored": 0, "belowArchive": 0, "belowCleanup": 0}
         scan = await Scan.start(run)
         while not scan.done:
-            row = await scan.page("job_decay", {"prefix": run.job.prefix, "now": at,
-                                                "half_life": float(half_life),
-                                                "dry": run.dry_run})  # fmt: skip
+            asked = {"prefix": run.job.prefix, "now": at, "half_life": float(half_life),
+                     "tolerance": TOLERANCE}  # fmt: skip
+            row = await scan.page("job_decay_scores", asked, write=False)
+            moved = [m for m in row["moved"] if m is not None]
+            if moved and not run.dry_run:
+                stored = await run.graph.write("job_decay_store", {"rows": moved, "now": at})
+                totals["stored"] += int(stored[0]["stored"])
             scan.advance(row)
             totals["scored"] += int(row["matched"])
             totals["belowArchive"] += int(row["below_archive"])
