@@ -1,8 +1,12 @@
 // Items on the other side of active CONTRADICTS edges, either direction,
 // for each given item; self-contradictions are left out. One row per item id.
+// (x is found by id first and the edges expanded from it: FalkorDB 4.16
+// planned the one-pattern form as a scan of every item for each id.)
 // @params ids readable
 UNWIND $ids AS id
-MATCH (x:Item {id: id})-[r:CONTRADICTS]-(y:Item)
+MATCH (x:Item {id: id})
+WITH id, x
+MATCH (x)-[r:CONTRADICTS]-(y)
 WHERE r.active = true AND r.retracted = false AND y.retracted = false AND y.id <> id
   AND @readable(x) AND @readable(y)
 WITH DISTINCT id, y

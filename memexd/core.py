@@ -12,6 +12,7 @@ from memexd.integrity.aliases import Aliases
 from memexd.integrity.cascade import Cascade
 from memexd.integrity.contradictions import Contradictions
 from memexd.integrity.provenance import Provenance
+from memexd.integrity.trust import Trust
 from memexd.intents.commands import PlanCommands
 from memexd.intents.reads import PlanReads
 from memexd.intents.spec import INTENT, TASK
@@ -145,6 +146,10 @@ class Memex:
     @cached_property
     def contradictions(self) -> Contradictions:
         return Contradictions(self.graph, self.limits, self.edges, self.item_reads)
+
+    @cached_property
+    def trust(self) -> Trust:
+        return Trust(self.provenance, self.contradictions)
 
     @cached_property
     def intents(self) -> PlanCommands:

@@ -122,6 +122,17 @@ async def mark_alias(
     return EventsResult(events=Event.all(events))
 
 
+async def unmark_alias(
+    info: Info,
+    a: Annotated[strawberry.ID, strawberry.argument(description="One item.")],
+    b: OtherId,
+    author: Author,
+    reason: Reason = None,
+) -> EventsResult:
+    events = await info.context.memex.aliases.unmark(a, b, author, reason, info.context.origin)
+    return EventsResult(events=Event.all(events))
+
+
 async def cascade_retract(
     info: Info, id: ItemId, author: Author, reason: Reason = None
 ) -> CascadeResult:

@@ -19,6 +19,7 @@ from strawberry.scalars import JSON
 
 from memexd.events.vocabulary import Event as EventRecord
 from memexd.ids import ms_to_datetime
+from memexd.integrity.trust import Trusted
 from memexd.memory.archive import shown
 from memexd.memory.lifecycle import tiering
 from memexd.memory.model import Item, ItemPatch, NewItem
@@ -171,6 +172,23 @@ class MemoryItem:
     ) -> list[MemoryItem]:
         found = await info.context.loaders.contradicted_by.load(self.id)
         return MemoryItem.all(shown(found, include_archived))
+
+    @strawberry.field(
+        description="Authority weighed along provenance (SPEC §14): the weakest link of the "
+        "best support path, halved for each active contradiction by a more authoritative item."
+    )
+    async def effective_authority(self, info: Info) -> float:
+        return (await self._trusted(info)).value
+
+    @strawberry.field(description="The best support path, root first, ending at this item.")
+    async def trust_path(self, info: Info) -> list[MemoryItem]:
+        found = await info.context.loaders.items.load_many(list((await self._trusted(info)).path))
+        return MemoryItem.all([i for i in found if i is not None])
+
+    async def _trusted(self, info: Info) -> Trusted:
+        # a retracted item (read with includeRetracted) is no link of any path
+        found = await info.context.loaders.trust.load(self.id)
+        return Trusted(self.authority, (self.id,)) if found is None else found
 
     @strawberry.field(description="The intent it serves, if it exists and is readable.")
     async def intent(self, info: Info) -> _Intent | None:

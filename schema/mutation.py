@@ -133,6 +133,12 @@ class Mutation:
         resolver=integrity_r.mark_alias,
         description="Record identity both ways (a = b is a silent no-op).",
     )
+    unmark_alias: EventsResult = strawberry.mutation(
+        resolver=integrity_r.unmark_alias,
+        description="Take identity back: retract every ALIAS edge joining a and b, each way, "
+        "with events; the groups split as the remaining links say. BAD_USER_INPUT when no "
+        "active ALIAS edge joins them.",
+    )
     cascade_retract: CascadeResult = strawberry.mutation(
         resolver=integrity_r.cascade_retract,
         description="Retract the item and all transitive dependents at once, children first.",

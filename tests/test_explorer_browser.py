@@ -707,3 +707,20 @@ def test_a_queued_job_is_cancelled_and_a_reader_may_not_run_one(
             browser.close()
         jobs = graphql(base, JOBS, admin)["jobs"]
         assert [(j["status"], j["scopePrefix"]) for j in jobs] == [("CANCELLED", "team:a/")]
+
+
+def test_the_item_panel_shows_how_far_to_trust_it(page: Any, server: str) -> None:
+    """Effective authority and the trust path (SPEC §14) in the item panel."""
+    from playwright.sync_api import expect
+
+    root = create(server, "trust:a", content={"claim": "the bridge is open"}, authority=0.9)
+    weak = create(server, "trust:a", root, content={"claim": "a driver said so"}, authority=0.3)
+    leaf = create(server, "trust:a", weak, content={"claim": "so go that way"}, authority=0.8)
+    search(page, "trust:", 3)
+    page.locator(f"#results .result[data-id='{leaf}']").click()
+    fields = page.locator("#item-fields")
+    expect(fields).to_contain_text("effective authority0.30")
+    path = "the bridge is open → a driver said so → so go that way"
+    expect(fields).to_contain_text(f"trust path{path}")
+    shot(page, "trust")
+    assert page.console_errors == []

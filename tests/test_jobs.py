@@ -88,9 +88,7 @@ async def test_a_job_is_queued_at_once_and_a_worker_runs_it(api: Api, tmp_path: 
     assert all(0.9 < s <= 1.0 for s in scores.values())  # just written: recency ≈ 1
 
 
-async def test_decay_scores_that_barely_moved_are_left_as_stored(
-    api: Api, tmp_path: Path
-) -> None:
+async def test_decay_scores_that_barely_moved_are_left_as_stored(api: Api, tmp_path: Path) -> None:
     for _ in range(3):
         await api.create(scope="d/")
     first = await queued(api, scopePrefix="d/")

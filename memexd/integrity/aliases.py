@@ -1,20 +1,22 @@
-"""Identity: ``markAlias`` records it both ways; groups are its closure."""
+"""Identity: ``markAlias`` records it both ways, ``unmarkAlias`` takes it
+back; groups are its closure."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from memexd.errors import MemoryNotFound
+from memexd.concurrency import compare_and_set
+from memexd.errors import BadUserInput, MemoryNotFound
 from memexd.events import vocabulary as ev
-from memexd.events.vocabulary import Event, Origin, event_props
+from memexd.events.vocabulary import Event, Origin, Why, event_props
 from memexd.graph import Graph
 from memexd.integrity.provenance import Provenance
 from memexd.integrity.traversal import Walk
 from memexd.memory import validation as check
 from memexd.memory.edges import edge_key
 from memexd.memory.model import Item, NewEdge
-from memexd.memory.records import edge_props, item_from_row
+from memexd.memory.records import edge_from_row, edge_props, item_from_row
 from memexd.memory.validation import Limits
 
 __all__ = ["MARKER_SOURCE_KIND", "Aliases"]
@@ -58,13 +60,43 @@ class Aliases:
         params = {"a": a, "b": b, "edges": specs, "skip_existing": skip_existing}
         rows = await self.graph.write("alias_mark", params)
         if not rows:
-            found = await self.provenance.reads.fetch([a, b])
-            for item_id in (a, b):  # missing before forbidden, as for any edge
-                if item_id not in found:
-                    raise MemoryNotFound(item_id)
-            self.graph.access.require_write(*(item.scope for item in found.values()))
+            await self._both_writable(a, b)
             raise MemoryNotFound(a)  # retracted meanwhile
         return [events[edge_id] for edge_id in rows[0]["created"]]
+
+    async def unmark(
+        self, a: str, b: str, author: str, reason: str | None, origin: Origin
+    ) -> list[Event]:
+        """Retract every ALIAS edge joining ``a`` and ``b`` (each way, active
+        or not), in one write with an ``edge.retracted`` event each; the
+        groups split as the remaining links say. ``BAD_USER_INPUT`` when no
+        active ALIAS edge joins them."""
+        a, b = check.check_uuid(a, "a"), check.check_uuid(b, "b")
+        why = Why(check.check_text(author, "author"), check.check_prose(reason, "reason"))
+        if a == b:
+            raise BadUserInput("an item is not an alias of itself", field="b")
+
+        async def attempt() -> list[Event] | None:
+            await self._both_writable(a, b)
+            rows = await self.graph.read("alias_between", {"a": a, "b": b})
+            if not any(r["edge"]["active"] for r in rows):
+                raise BadUserInput(f"{a} and {b} are not aliases", field="b")
+            events = [ev.edge_retracted(edge_from_row(r["edge"]), origin, why,
+                                        cause="alias.unmark") for r in rows]  # fmt: skip
+            edges = [{"edge_id": r["edge"]["edge_id"], "version": int(r["edge"]["version"]),
+                      "event": event_props(e)}
+                     for r, e in zip(rows, events, strict=True)]  # fmt: skip
+            done = await self.graph.write("alias_unmark", {"a": a, "b": b, "edges": edges})
+            return events if done else None
+
+        return await compare_and_set(attempt, f"the aliases of {a} and {b}")
+
+    async def _both_writable(self, a: str, b: str) -> None:
+        found = await self.provenance.reads.fetch([a, b])
+        for item_id in (a, b):  # missing before forbidden, as for any edge
+            if item_id not in found:
+                raise MemoryNotFound(item_id)
+        self.graph.access.require_write(*(item.scope for item in found.values()))
 
     async def direct_of(self, ids: Sequence[str]) -> dict[str, list[Item]]:
         rows = await self.graph.read("alias_direct", {"ids": list(ids)})

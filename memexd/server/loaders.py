@@ -9,6 +9,7 @@ from functools import cached_property
 from strawberry.dataloader import DataLoader
 
 from memexd.core import Memex
+from memexd.integrity.trust import Trusted
 from memexd.intents.reads import PlanReads
 from memexd.intents.records import Record
 from memexd.memory.model import Direction, Edge, Item
@@ -48,6 +49,11 @@ class Loaders:
     @cached_property
     def contradicted_by(self) -> DataLoader[str, list[Item]]:
         return DataLoader(load_fn=self._contradicted_by)
+
+    @cached_property
+    def trust(self) -> DataLoader[str, Trusted | None]:
+        """Effective authority and trust path (one walk for a page of items)."""
+        return DataLoader(load_fn=self._trust)
 
     def decay_scores(self, now: int | None, half_life: float) -> DataLoader[str, float]:
         """Decay scores at ``now`` (the request's clock when None) with
@@ -116,6 +122,10 @@ class Loaders:
     async def _contradicted_by(self, ids: list[str]) -> Sequence[list[Item]]:
         found = await self.memex.contradictions.contradicted_by(ids)
         return [found.get(i, []) for i in ids]
+
+    async def _trust(self, ids: list[str]) -> Sequence[Trusted | None]:
+        found = await self.memex.trust.of(ids)
+        return [found.get(i) for i in ids]
 
 
 def _records(reads: PlanReads) -> DataLoader[str, Record | None]:

@@ -22,7 +22,8 @@
   var DETAIL = "query Detail($id: ID!) {" +
     " item(id: $id, includeRetracted: true) { " + ITEM_FIELDS +
     " author conviction importance createdAt content meta sourceKind" +
-    " lifecycle priority tags sessionId archived decayScore access { count lastAccessedAt } }" +
+    " lifecycle priority tags sessionId archived decayScore access { count lastAccessedAt }" +
+    " effectiveAuthority trustPath { id summary(maxChars: 40) } }" +
     " events(filter: {itemIds: [$id]}) { id type ts author reason } }";
   var NEIGHBOURS = "query Neighbours($id: ID!) {" +
     " item(id: $id, includeRetracted: true) { id" +
@@ -281,6 +282,11 @@
     field(fields, "source", item.sourceKind);
     field(fields, "created", item.createdAt);
     field(fields, "authority", item.authority);
+    // how far to trust it: the weakest link of its best support path (SPEC §14)
+    field(fields, "effective authority", item.effectiveAuthority.toFixed(2));
+    field(fields, "trust path", item.trustPath.map(function (p) {
+      return p.summary || p.id.slice(0, 8);
+    }).join(" → "));
     field(fields, "conviction", item.conviction);
     field(fields, "importance", item.importance);
     field(fields, "parents", (item.parents || []).length);
