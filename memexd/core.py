@@ -105,7 +105,8 @@ class Memex:
 
     @cached_property
     def recall(self) -> Recall:
-        return Recall(self.graph, self.limits, self.embedder, self.settings.text_search)
+        return Recall(self.graph, self.limits, self.embedder, self.settings.text_search,
+                      self.trust)  # fmt: skip
 
     @cached_property
     def own_vectors(self) -> OwnVectors:

@@ -41,12 +41,17 @@ class RecallInput:
         default=None, description="The cue's embedding, if the caller has its own: 384 "
         "finite numbers (the server's dimension); the cue's words still feed the text side.",
     )  # fmt: skip
+    trust: bool | None = strawberry.field(
+        default=None, description="Weigh each hit by its effective authority (trust along "
+        "provenance, SPEC §14) instead of its own: a conclusion from weak support sinks. "
+        "RESOURCE_EXHAUSTED when the hits' provenance passes the traversal limits.",
+    )  # fmt: skip
 
     def request(self) -> service.RecallRequest:
         mode = service.RecallMode((self.mode or RecallMode.HYBRID).value)
         flt = None if self.filter is None else self.filter.draft()
         return service.RecallRequest(self.cue, flt, self.limit, mode, self.vector,
-                                     epoch_ms(self.now, "now"))  # fmt: skip
+                                     epoch_ms(self.now, "now"), bool(self.trust))  # fmt: skip
 
 
 @strawberry.type(description="One recalled item and why it ranks where it does.")

@@ -3,11 +3,14 @@ reversible aliases (unmarkAlias)."""
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from memexd.ids import new_id
+from memexd.memory.text import ensure_index
+from tests.conftest import ApiFactory
 from tests.support import Api
 
 CREATE = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
@@ -152,3 +155,27 @@ async def test_an_alias_changed_since_it_was_read_is_not_retracted(api: Api) -> 
     before = await api.snapshot()
     assert await api.graph.write("alias_unmark", {"a": a["id"], "b": b["id"], "edges": stale}) == []
     assert await api.snapshot() == before
+
+
+@pytest.fixture
+async def searching(make_api: ApiFactory) -> AsyncIterator[Api]:
+    api = await make_api(embedding="off", text_search=True)
+    await ensure_index(api.graph, True)  # what memexd serve does at start
+    yield api
+    await ensure_index(api.graph, False)
+
+
+async def test_recall_can_weigh_hits_by_trust(searching: Api) -> None:
+    api = searching
+    base, weakly, alone = new_id(), new_id(), new_id()
+    said = {"text": "the ferry leaves at nine"}
+    await load(api, [row(base, 0.1, []), {**row(weakly, 0.9, [base]), "content": said},
+                     {**row(alone, 0.6, []), "content": said}])  # fmt: skip
+    query = "query($i: RecallInput!) { recall(input: $i) { item { id } why } }"
+    cue = {"cue": "ferry leaves at nine", "mode": "TEXT"}
+    own = (await api.ok(query, i=cue))["recall"]
+    assert [h["item"]["id"] for h in own] == [weakly, alone]  # 0.9 on its own
+    weighed = (await api.ok(query, i={**cue, "trust": True}))["recall"]
+    assert [h["item"]["id"] for h in weighed] == [alone, weakly]  # 0.9 resting on 0.1
+    weights = {"value": 0.1, "own": 0.9, "trustPath": [base, weakly], "weight": 0.5}
+    assert weighed[1]["why"]["authority"] == {**weights, "factor": pytest.approx(0.55)}

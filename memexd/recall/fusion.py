@@ -15,7 +15,8 @@ turn-by-turn subset, recall@5 from 0.574 to 0.752 (meaning alone 0.736).
 
 The score is ``relevance * (1 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT *
 authority) * (1 - DECAY_WEIGHT + DECAY_WEIGHT * min(1, decay))``, times
-``CONTRADICTED`` when a readable live item contradicts it and ``SUPERSEDED``
+``CONTRADICTED`` when a readable live item contradicts it (with ``trust``,
+the authority is the effective one, trust along provenance, SPEC §14) and ``SUPERSEDED``
 when one supersedes it: disputed and replaced memories sink but stay
 findable, and so, at most halved, do old and unused ones (the decay score,
 SPEC §11; capped at 1 so that priority and use keep an item from sinking
@@ -24,10 +25,11 @@ without lifting it over better matches). Ties go to the smaller id.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from memexd.integrity.trust import Trusted
 from memexd.memory.model import Item
 from memexd.memory.records import item_from_row
 from memexd.types import JSONObject, Row
@@ -74,19 +76,21 @@ def fuse(
     by_vector: Sequence[Candidate],
     by_text: Sequence[Candidate],
     sides: Iterable[str],
+    trusted: Mapping[str, Trusted] | None = None,
 ) -> list[Hit]:
-    """The candidates still readable and live, as hits, best first."""
+    """The candidates still readable and live, as hits, best first; with
+    ``trusted``, weighed by their effective authority."""
     vectors = {c.id: c for c in by_vector}
     texts = {c.id: c for c in by_text}
     used = sorted(sides)
     best = sum(SIDE_WEIGHTS[side] for side in used) / (RRF_K + 1)
-    hits = [_hit(row, vectors, texts, used, best) for row in rows]
+    hits = [_hit(row, vectors, texts, used, best, trusted) for row in rows]
     return sorted(hits, key=lambda h: (-h.score, h.item.id))
 
 
 def _hit(
     row: Row, vectors: dict[str, Candidate], texts: dict[str, Candidate], used: list[str],
-    best: float,
+    best: float, trusted: Mapping[str, Trusted] | None,
 ) -> Hit:  # fmt: skip
     item = item_from_row(row["item"])
     vector, text = vectors.get(item.id), texts.get(item.id)
@@ -95,7 +99,9 @@ def _hit(
         sum(SIDE_WEIGHTS[side] / (RRF_K + c.rank) for side, c in parts.items() if c is not None)
         / best
     )
-    standing = 1.0 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT * item.authority
+    trust = None if trusted is None else trusted.get(item.id)
+    authority = item.authority if trust is None else trust.value
+    standing = 1.0 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT * authority
     decay = float(row["decay"])
     freshness = 1.0 - DECAY_WEIGHT + DECAY_WEIGHT * min(1.0, decay)
     contradicted = [i for i in row["contradicted_by"] if i is not None]
@@ -111,7 +117,12 @@ def _hit(
         },
         **{side: _side(parts[side], side) for side in used},
         "relevance": relevance,
-        "authority": {"value": item.authority, "weight": AUTHORITY_WEIGHT, "factor": standing},
+        "authority": {
+            "value": authority,
+            "weight": AUTHORITY_WEIGHT,
+            "factor": standing,
+            **({} if trust is None else {"own": item.authority, "trustPath": list(trust.path)}),
+        },
         "decay": {"value": decay, "weight": DECAY_WEIGHT, "factor": freshness},
         "contradicted": {
             "by": sorted(set(contradicted)),

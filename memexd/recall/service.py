@@ -20,6 +20,7 @@ from typing import Any
 
 from memexd.errors import BadUserInput, Unsupported
 from memexd.graph import Fragment, Graph
+from memexd.integrity.trust import Trust
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.validation import Limits, check_limit
 from memexd.recall.fusion import Candidate, Hit, fuse
@@ -55,12 +56,16 @@ class RecallRequest:
     vector: Any = None
     #: The instant decay is measured at (epoch ms; the server's clock when None).
     now: int | None = None
+    #: Weigh hits by effective authority (trust along provenance) instead of their own.
+    trust: bool = False
 
 
 class Recall:
     def __init__(
-        self, graph: Graph, limits: Limits, embedder: Embedder | None, text_search: bool
-    ) -> None:
+        self, graph: Graph, limits: Limits, embedder: Embedder | None, text_search: bool,
+        trust: Trust,
+    ) -> None:  # fmt: skip
+        self.trust = trust
         self.graph = graph
         self.limits = limits
         self.embedder = embedder
@@ -84,7 +89,8 @@ class Recall:
         ids = list(dict.fromkeys(c.id for c in by_vector + by_text))
         weighing = {"ids": ids, "now": now, "half_life": self.limits.decay_half_life_ms}
         rows = await self.graph.read("recall_items", weighing) if ids else []
-        return fuse(rows, by_vector, by_text, sides)[:limit]
+        trusted = await self.trust.of([r["item"]["id"] for r in rows]) if request.trust else None
+        return fuse(rows, by_vector, by_text, sides, trusted)[:limit]
 
     def _sides(self, mode: RecallMode, given: bool) -> frozenset[str]:
         vector = given or self.embedder is not None
