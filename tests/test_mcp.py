@@ -122,6 +122,10 @@ async def test_remember_why_impact_forget_agree_with_graphql(server: dict[str, s
         assert [(n["item"]["id"], n["depth"]) for n in why["nodes"]] == [
             (n["item"]["id"], n["depth"]) for n in tree["nodes"]]  # fmt: skip
         assert why["gone"] == []
+        query = "query($id: ID!) { item(id: $id) { effectiveAuthority trustPath { id } } }"
+        trusted = (await gql.ok(query, id=leaf))["item"]
+        assert why["effective_authority"] == trusted["effectiveAuthority"] == 0.5
+        assert why["trust_path"] == [i["id"] for i in trusted["trustPath"]] == [root, child, leaf]
 
         impact = await call(client, "impact", id=root)
         below = (await gql.ok("query($id: ID!) { dependents(id: $id, transitive: true) { id } }",

@@ -154,7 +154,8 @@ def test_the_agent_session_runs_as_written(tmp_path: Path) -> None:
     assert "1. (" in recalled
     assert fact in recalled.splitlines()[1]
     why = out.split("> why ")[1].split("\n> ")[0].splitlines()
-    assert why[1].startswith(f"- [{plan}]")
-    assert why[2].startswith(f"  - [{fact}]")
+    assert why[1] == f"trust 0.50 along {fact} → {plan}"
+    assert why[2].startswith(f"- [{plan}]")
+    assert why[3].startswith(f"  - [{fact}]")
     assert "forget with cascade would retract 2 items:" in out
     assert out.rstrip().endswith(f"Retracted 2 items:\n{plan}\n{fact}")

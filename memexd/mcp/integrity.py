@@ -8,8 +8,9 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
-from memexd.errors import MemoryNotFound
+from memexd.errors import MemoryNotFound, ResourceExhausted
 from memexd.integrity.provenance import SupportTree
+from memexd.integrity.trust import Trusted
 from memexd.mcp.answers import answer, guarded, item_data, item_line, item_lines
 from memexd.mcp.args import Author, Id, Limit
 from memexd.mcp.caller import Bind, Caller
@@ -39,13 +40,17 @@ class IntegrityTools:
     ) -> CallToolResult:
         """Why do we believe this? The item's support: its parents, theirs and
         so on, as a tree, with parents that were retracted or are missing
-        said plainly."""
+        said plainly, and how far to trust it: its effective authority, the
+        weakest link of its best support path."""
         caller = self.bind(ctx)
         tree = await caller.memex.provenance.support_tree(id, max_depth)
         if tree is None:
             raise MemoryNotFound(id)
         gone = await _gone(caller, tree)
+        trust = await _trust(caller, tree.root)
         lines = [f"{'  ' * d}- {item_line(i)}" for i, d in tree.nodes]
+        lines.insert(0, "trust: past the traversal limits" if trust is None else
+                     f"trust {trust.value:.2f} along " + " → ".join(trust.path))  # fmt: skip
         lines += [f"  ! parent {p} is {state}" for p, state in gone.items()]
         if tree.truncated:
             lines.append("  (cut short: ask with a larger max_depth for more)")
@@ -55,6 +60,8 @@ class IntegrityTools:
             "links": [{"child": c, "parent": p} for c, p in tree.links],
             "gone": [{"id": p, "state": s} for p, s in gone.items()],
             "truncated": tree.truncated,
+            "effective_authority": None if trust is None else trust.value,
+            "trust_path": None if trust is None else list(trust.path),
         }
         return answer("\n".join(lines), data)
 
@@ -126,6 +133,15 @@ async def _gone(caller: Caller, tree: SupportTree) -> dict[str, str]:
     named = list(dict.fromkeys(named))
     found = await caller.memex.item_reads.fetch(named, include_retracted=True) if named else {}
     return {p: "retracted" if p in found and found[p].retracted else "missing" for p in named}
+
+
+async def _trust(caller: Caller, item_id: str) -> Trusted | None:
+    """The item's trust, or None when its provenance is too large to weigh
+    (the tree is still shown, a depth at a time)."""
+    try:
+        return (await caller.memex.trust.of([item_id])).get(item_id)
+    except ResourceExhausted:
+        return None
 
 
 def _parents(item: Item) -> tuple[str, ...]:

@@ -106,13 +106,20 @@ class MemoryTools:
             Literal["HYBRID", "VECTOR", "TEXT"],
             Field(description="HYBRID: by meaning and words; VECTOR: meaning; TEXT: words."),
         ] = "HYBRID",
+        trust: Annotated[
+            bool,
+            Field(
+                description="Weigh hits by how far their support can be trusted "
+                "(effective authority) instead of their own authority."
+            ),
+        ] = False,
     ) -> CallToolResult:
         """Find memories by meaning and words, best first, each with its score
         and why (vector, text, authority and graph components)."""
         caller = self.bind(ctx)
         flt = None if scope_prefix is None else MemoryFilter(scope_prefix=scope_prefix)
         hits = await caller.memex.recall.recall(
-            RecallRequest(cue=cue, filter=flt, limit=limit, mode=RecallMode(mode))
+            RecallRequest(cue=cue, filter=flt, limit=limit, mode=RecallMode(mode), trust=trust)
         )
         lines = [f"{n}. ({h.score:.3f}) {item_line(h.item)}" for n, h in enumerate(hits, 1)]
         return answer("\n".join(lines) or "Nothing recalled.", {"hits": [_hit(h) for h in hits]})
