@@ -196,3 +196,15 @@ async def make_api(store: GraphStore, tmp_path: Path) -> AsyncIterator[ApiFactor
 @pytest.fixture
 async def api(make_api: ApiFactory) -> Api:
     return await make_api()
+
+
+@pytest.fixture
+async def searching(make_api: ApiFactory) -> AsyncIterator[Api]:
+    """An API whose graph has the full-text index, as ``memexd serve`` makes
+    it at start (embeddings off)."""
+    from memexd.memory.text import ensure_index
+
+    api = await make_api(embedding="off", text_search=True)
+    await ensure_index(api.graph, True)
+    yield api
+    await ensure_index(api.graph, False)

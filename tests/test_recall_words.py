@@ -5,26 +5,15 @@ few items make a word common."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
-from memexd.memory.text import ensure_index
 from memexd.recall import service, words
-from tests.conftest import ApiFactory
 from tests.support import Api
 
 RECALL = """query($input: RecallInput!) { recall(input: $input) { item { id } textScore } }"""
 CREATE_MANY = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
-
-
-@pytest.fixture
-async def wording(make_api: ApiFactory) -> AsyncIterator[Api]:
-    api = await make_api(embedding="off", text_search=True)
-    await ensure_index(api.graph, True)  # what memexd serve does at start
-    yield api
-    await ensure_index(api.graph, False)
 
 
 async def notes(api: Api, text: str, count: int, scope: str = "p:a") -> list[str]:
@@ -40,10 +29,10 @@ async def found(api: Api, cue: str, **fields: Any) -> list[str]:
 
 
 async def test_rare_words_must_match_and_common_ones_weigh(
-    wording: Api, monkeypatch: pytest.MonkeyPatch
+    searching: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(words, "COMMON", 3)
-    api = wording
+    api = searching
     await notes(api, "alpha beta", 5)  # alpha and beta are common now
     both = await notes(api, "alpha gamma", 1)
     rare = await notes(api, "gamma delta", 1)
@@ -53,10 +42,12 @@ async def test_rare_words_must_match_and_common_ones_weigh(
     assert len(await found(api, "alpha gamma")) == 7
 
 
-async def test_every_common_word_before_any(wording: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_every_common_word_before_any(
+    searching: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setattr(words, "COMMON", 3)
     monkeypatch.setattr(service, "POOL", 1)
-    api = wording
+    api = searching
     every = await notes(api, "alpha beta", 4)
     alpha = await notes(api, "alpha", 4)
     beta = await notes(api, "beta", 4)
@@ -69,11 +60,11 @@ async def test_every_common_word_before_any(wording: Api, monkeypatch: pytest.Mo
 
 
 async def test_matches_read_are_bounded_when_every_word_is_common(
-    wording: Api, monkeypatch: pytest.MonkeyPatch
+    searching: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(words, "COMMON", 3)
     monkeypatch.setattr(words, "SCAN", 5)
-    api = wording
+    api = searching
     await notes(api, "alpha", 12)
     assert len(await found(api, "alpha", limit=10)) == 5
     monkeypatch.setattr(words, "COMMON", 2_000)  # rare: every match is read
@@ -82,10 +73,10 @@ async def test_matches_read_are_bounded_when_every_word_is_common(
 
 @pytest.mark.parametrize("common", [2_000, 10], ids=["rare", "common"])
 async def test_words_fill_the_limit_past_the_best_matches(
-    wording: Api, monkeypatch: pytest.MonkeyPatch, common: int
+    searching: Api, monkeypatch: pytest.MonkeyPatch, common: int
 ) -> None:
     monkeypatch.setattr(words, "COMMON", common)
-    api = wording
+    api = searching
     await notes(api, "alpha alpha alpha", 520, scope="p:crowd")  # the 500 best, all outside
     rare = await notes(api, "alpha one", 3, scope="p:rare")
     assert sorted(await found(api, "alpha", limit=3, filter={"scopePrefix": "p:rare"})) == sorted(
@@ -94,11 +85,11 @@ async def test_words_fill_the_limit_past_the_best_matches(
 
 
 async def test_what_unreadable_items_hold_changes_nothing(
-    wording: Api, monkeypatch: pytest.MonkeyPatch
+    searching: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(words, "COMMON", 3)
-    api = wording.with_grants("read:", "write:")
-    reader = wording.with_grants("read:team:a/")
+    api = searching.with_grants("read:", "write:")
+    reader = searching.with_grants("read:team:a/")
     mine = await notes(api, "alpha", 2, scope="team:a/x")
     assert sorted(await found(reader, "alpha secret")) == sorted(mine)
     # another tenant's items make "alpha" common and hold "secret", a rare

@@ -3,8 +3,6 @@ unless MEMEXD_TEXT_SEARCH=false."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from memexd.graph import Graph
@@ -14,14 +12,6 @@ from tests.support import Api
 
 SEARCH = """query($text: String!, $f: MemoryFilter, $limit: Int, $all: Boolean! = false) {
   searchItems(text: $text, filter: $f, limit: $limit, includeRetracted: $all) { id } }"""
-
-
-@pytest.fixture
-async def searching(make_api: ApiFactory) -> AsyncIterator[Api]:
-    api = await make_api(text_search=True)
-    await ensure_index(api.graph, True)  # what memexd serve does at start
-    yield api
-    await ensure_index(api.graph, False)
 
 
 async def found(api: Api, text: str, **variables: object) -> list[str]:

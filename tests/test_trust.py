@@ -3,14 +3,11 @@ reversible aliases (unmarkAlias)."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 
 from memexd.ids import new_id
-from memexd.memory.text import ensure_index
-from tests.conftest import ApiFactory
 from tests.support import Api
 
 CREATE = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
@@ -155,14 +152,6 @@ async def test_an_alias_changed_since_it_was_read_is_not_retracted(api: Api) -> 
     before = await api.snapshot()
     assert await api.graph.write("alias_unmark", {"a": a["id"], "b": b["id"], "edges": stale}) == []
     assert await api.snapshot() == before
-
-
-@pytest.fixture
-async def searching(make_api: ApiFactory) -> AsyncIterator[Api]:
-    api = await make_api(embedding="off", text_search=True)
-    await ensure_index(api.graph, True)  # what memexd serve does at start
-    yield api
-    await ensure_index(api.graph, False)
 
 
 async def test_recall_can_weigh_hits_by_trust(searching: Api) -> None:
