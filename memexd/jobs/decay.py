@@ -5,8 +5,9 @@ job's scope prefix that its caller may write are scored at the job's start
 time by a read (``cypher/job_decay_scores``), and those whose stored score is
 missing or :data:`TOLERANCE` away from it are stored as ``decay_stored``
 (indexed), with ``decay_at``, by a write that only seeks and sets
-(``cypher/job_decay_store``): the graph's write lock, which readers wait
-for, is held for that alone. A stored score is always the score at its
+(``cypher/job_decay_store``), :data:`WRITE_CHUNK` at a time with the job's
+pauses between: the graph's write lock, which readers wait for, is held for
+that alone and briefly. A stored score is always the score at its
 ``decay_at``. A derived value, as an embedding is: no event. The result
 counts the items scored, those stored, and how many fall under the archival
 (0.1) and cleanup (0.2) thresholds; a dry run counts the same and stores
@@ -28,6 +29,9 @@ __all__ = ["TOLERANCE", "DecayUpdate"]
 
 #: A stored score this close to the new one is left as it is.
 TOLERANCE = 0.001
+#: Scores stored a statement: readers wait for each (FalkorDB's write lock),
+#: so a page's writes go in short statements with pauses between.
+WRITE_CHUNK = 50
 
 
 class DecayUpdate:
@@ -46,8 +50,11 @@ class DecayUpdate:
                      "tolerance": TOLERANCE}  # fmt: skip
             row = await scan.page("job_decay_scores", asked, write=False)
             moved = [m for m in row["moved"] if m is not None]
-            if moved and not run.dry_run:
-                stored = await run.graph.write("job_decay_store", {"rows": moved, "now": at})
+            for start in range(0, 0 if run.dry_run else len(moved), WRITE_CHUNK):
+                if start:
+                    await run.breathe()
+                chunk = {"rows": moved[start : start + WRITE_CHUNK], "now": at}
+                stored = await run.graph.write("job_decay_store", chunk)
                 totals["stored"] += int(stored[0]["stored"])
             scan.advance(row)
             totals["scored"] += int(row["matched"])

@@ -84,7 +84,11 @@ class JobRun:
         if time.monotonic() - self._recorded >= RECORD_EVERY:
             await self._record(progress, result)
             self._recorded = time.monotonic()
-        # callers' queries run in between
+        await self.breathe()
+
+    async def breathe(self) -> None:
+        """Give the engine back for as long as the work since the last pause
+        took, times the yield ratio: callers' queries run in between."""
         await asyncio.sleep((time.monotonic() - self._since) * self.pace.yield_ratio)
         self._since = time.monotonic()
 
