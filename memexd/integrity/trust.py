@@ -21,7 +21,6 @@ from memexd.integrity.contradictions import Contradictions
 from memexd.integrity.provenance import Provenance
 from memexd.integrity.traversal import Walk
 from memexd.memory.model import Item
-from memexd.memory.validation import check_ids
 
 __all__ = ["Trust", "Trusted"]
 
@@ -40,8 +39,8 @@ class Trust:
         self.contradictions = contradictions
 
     async def of(self, ids: Sequence[str]) -> dict[str, Trusted]:
-        """The trust of each live, readable item among ``ids``."""
-        ids = check_ids(list(ids), "id", max_len=max(len(ids), 1))
+        """The trust of each live, readable item among ``ids`` (ids memexd
+        holds: of items a request read, or checked by the tool that asks)."""
         async with self.provenance.slots:
             reach = await self.provenance.complete(ids, Walk.PARENTS, "support (trust)")
         items = await self.provenance.reads.fetch(list(reach.depth))
