@@ -146,14 +146,15 @@ async def test_a_job_whose_process_died_is_marked_failed(api: Api, tmp_path: Pat
     for _ in range(3):
         await api.create(scope="d/")
     queued_job = await queued(api)
-    dead = worker(api, tmp_path, jobs_lease_s=0.2)
+    # a lease long enough that a slow engine (CI, Neo4j) still reaps within it
+    dead = worker(api, tmp_path, jobs_lease_s=2.0)
     claimed = await dead.claim()  # claimed, then its process "dies": no renewal
     assert claimed is not None
     assert (await status(api, queued_job["id"]))["runner"] == dead.owner
     survivor = worker(api, tmp_path)
     await survivor.reap()
     assert (await status(api, queued_job["id"]))["status"] == "RUNNING"  # the lease holds
-    await asyncio.sleep(0.3)
+    await asyncio.sleep(2.1)
     await survivor.reap()
     done = await status(api, queued_job["id"])
     assert done["status"] == "FAILED"

@@ -105,7 +105,8 @@ async def test_websocket_connection_init_needs_credentials(secured: Any) -> None
     create = "mutation($s: String!) { createItem(input: {scope: $s, kind: \"k\", content: {}, " \
              "author: \"a\", sourceKind: \"o\", authority: 0.5}) { item { id } } }"  # fmt: skip
     made = {}
-    async with httpx.AsyncClient(headers={"Authorization": f"Bearer {writer}"}) as client:
+    auth = {"Authorization": f"Bearer {writer}"}
+    async with httpx.AsyncClient(headers=auth, timeout=60) as client:  # a loaded CI is slow
         for scope in ("tenant:a/x", "tenant:b/x"):
             sent = {"query": create, "variables": {"s": scope}}
             body = (await client.post(f"{url}/graphql", json=sent)).json()
