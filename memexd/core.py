@@ -66,9 +66,6 @@ class Memex:
             asyncio.Semaphore(settings.max_concurrent_walks) if shared is None
             else shared.walk_slots
         )  # fmt: skip
-        #: shared by every caller: one promotion at a time in this process
-        #: (memexd.memory.promotion says why)
-        self.promoting: asyncio.Lock = asyncio.Lock() if shared is None else shared.promoting
 
     @property
     def access(self) -> Access:
@@ -96,8 +93,7 @@ class Memex:
 
     @cached_property
     def promotion(self) -> Promotion:
-        return Promotion(self.graph, self.limits, self.items, self.item_reads, self.task_reads,
-                         self.promoting)  # fmt: skip
+        return Promotion(self.graph, self.limits, self.items, self.item_reads, self.task_reads)
 
     @cached_property
     def contexts(self) -> Contexts:

@@ -14,7 +14,6 @@ write nothing and return the promotions without the new items.
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -65,11 +64,10 @@ class Promoted:
 class Promotion:
     def __init__(
         self, graph: Graph, limits: Limits, items: ItemCommands, reads: ItemReads,
-        tasks: PlanReads, serial: asyncio.Lock,
+        tasks: PlanReads,
     ) -> None:  # fmt: skip
         self.graph, self.limits = graph, limits
         self.items, self.reads, self.tasks = items, reads, tasks
-        self.serial = serial
 
     async def item(self, item_id: Any, tag: Any, author: Any, dry_run: Any,
                    origin: Origin) -> Promoted:  # fmt: skip
@@ -102,13 +100,7 @@ class Promotion:
             return [replace(done[s.id], dry_run=dry) if s.id in done
                     else _result(s, made[s.id], dry) for s, _ in sources]  # fmt: skip
 
-        # The statement's guard (no live promotion yet) is read before the
-        # engine's write lock is taken: FalkorDB lets two write statements on
-        # a graph read at once (its issue 1156), so two racing promotions can
-        # both pass it. Promotions of one process go one at a time; across
-        # processes the gap remains (a known issue).
-        async with self.serial:
-            return await compare_and_set(attempt, "promotion")
+        return await compare_and_set(attempt, "promotion")
 
     async def _sources(self, ids: list[str]) -> list[tuple[Item, int]]:
         rows = await self.graph.read("item_get", {"ids": ids, "include_retracted": True})
