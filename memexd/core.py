@@ -8,6 +8,7 @@ from functools import cached_property
 from memexd.access.grants import EVERYTHING, Access
 from memexd.events.log import EventLog
 from memexd.graph import Graph
+from memexd.history.asof import AsOf
 from memexd.integrity.aliases import Aliases
 from memexd.integrity.cascade import Cascade
 from memexd.integrity.contradictions import Contradictions
@@ -98,6 +99,11 @@ class Memex:
     @cached_property
     def contexts(self) -> Contexts:
         return Contexts(self.item_reads, self.recall, self.usage)
+
+    @cached_property
+    def as_of(self) -> AsOf:
+        s = self.settings
+        return AsOf(self.graph, s.traversal_max_depth, s.traversal_max_nodes)
 
     @cached_property
     def text(self) -> TextSearch:

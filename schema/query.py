@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 from memexd.resolvers import edges as edges_r
 from memexd.resolvers import events as events_r
+from memexd.resolvers import history as history_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
@@ -102,6 +103,19 @@ class Query:
     support_set: list[MemoryItem] = strawberry.field(
         resolver=integrity_r.support_set,
         description="The item and everything supporting it, deduplicated, item first.",
+    )
+    item_as_of: MemoryItem | None = strawberry.field(
+        resolver=history_r.item_as_of,
+        description="The item as it was at an instant, from the event log: null when it "
+        "was not there then (not yet created, retracted, purged) or its scope then is not "
+        "the caller's to read. Its fields are those of then; the fields it links to are read "
+        "as they are now.",
+    )
+    support_set_as_of: list[MemoryItem] = strawberry.field(
+        resolver=history_r.support_set_as_of,
+        description="supportSet at an instant: the item and the items present then that "
+        "support it through the parents each had then, item first; empty when the item "
+        "was not there.",
     )
     contradictions: list[Contradiction] = strawberry.field(
         resolver=integrity_r.contradictions,

@@ -19,6 +19,7 @@ __all__ = [
     "edge_from_row",
     "edge_json",
     "edge_props",
+    "item_from_json",
     "item_from_row",
     "item_json",
     "item_json_text",
@@ -149,6 +150,20 @@ def item_json(item: Item) -> JSONObject:
             "meta": item.meta,
         }
     )
+
+
+def item_from_json(doc: JSONObject) -> Item:
+    """The item of an :func:`item_json` document (an event's record): what
+    memexd wrote, so trusted as it is."""
+    parents = doc.get("parents")
+    return Item(
+        id=doc["id"], scope=doc["scope"], kind=doc["kind"], content=doc["content"],
+        author=doc["author"], source_kind=doc["source_kind"], authority=doc["authority"],
+        created_at=int(doc["created_at"]),
+        parents=None if parents is None else tuple(parents),
+        conviction=doc.get("conviction"), importance=doc.get("importance"),
+        intent_id=doc.get("intent_id"), task_id=doc.get("task_id"), meta=doc.get("meta"),
+    )  # fmt: skip
 
 
 def item_json_text(doc: JSONObject, content_json: str, meta_json: str | None) -> str:

@@ -1,0 +1,128 @@
+"""What memory held at an instant (SPEC §14), read from the event log.
+
+The design is the log itself: every ``memory.*`` event carries the whole
+item as that command left it, and event nodes are indexed by subject, so an
+item at instant ``t`` is the record of its last event logged at or before
+``t`` (one index seek per id), or the node itself while it is as created
+(its memory.created is kept on it). Nothing is written on the command path
+for it: no version nodes, no validity intervals. The answer is what
+replaying the log up to ``t`` gives (``tests/test_as_of.py`` checks exactly
+that on random histories).
+
+Under today's grants: an item is shown as of ``t`` when the caller may read
+the scope it had then. A purged item is absent at every instant: purging
+takes its content out of the log too (SPEC §13).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+
+from memexd.errors import BadUserInput, ResourceExhausted
+from memexd.events.vocabulary import event_from_row
+from memexd.graph import Graph
+from memexd.memory.model import Item
+from memexd.memory.records import item_from_json, item_from_row
+from memexd.memory.validation import check_uuid
+from memexd.types import Row
+
+__all__ = ["AsOf", "Instant"]
+
+#: How far ahead of this process's clock an instant may be (clocks of
+#: replicas differ a little; later than that is a time not reached yet).
+FUTURE_SLACK_MS = 1_000
+#: The first window of log positions searched for the log's first entry.
+_FIRST_WINDOW = 1_024
+#: Events after which the item is not there.
+_GONE = frozenset({"memory.retracted", "memory.purged"})
+
+
+@dataclass(frozen=True, slots=True)
+class Instant:
+    """A checked instant: epoch milliseconds within the log's span."""
+
+    ms: int
+
+
+class AsOf:
+    def __init__(self, graph: Graph, max_depth: int, max_nodes: int) -> None:
+        self.graph = graph
+        self.max_depth, self.max_nodes = max_depth, max_nodes
+
+    async def instant(self, ms: int) -> Instant:
+        """``BAD_USER_INPUT`` for a time before the log's first entry (or any
+        time, on an empty log) or one not reached yet."""
+        if ms > time.time_ns() // 1_000_000 + FUTURE_SLACK_MS:
+            raise BadUserInput("the instant is in the future", field="asOf")
+        first = await self._first()
+        if first is None or ms < first:
+            raise BadUserInput("the instant is before the first event of the log", field="asOf")
+        return Instant(ms)
+
+    async def item(self, item_id: str, at: Instant) -> Item | None:
+        item_id = check_uuid(item_id)
+        return (await self.items([item_id], at)).get(item_id)
+
+    async def items(self, ids: Sequence[str], at: Instant) -> dict[str, Item]:
+        """The items of ``ids`` (ids memexd holds, any number) present at
+        ``at`` that the caller may read, as they were then."""
+        if not ids:
+            return {}
+        rows = await self.graph.read("item_as_of", {"ids": list(ids), "at": at.ms})
+        found = (_then(row, at.ms) for row in rows)
+        return {i.id: i for i in found if i is not None and self.graph.access.can_read(i.scope)}
+
+    async def support_set(self, item_id: str, at: Instant) -> list[Item]:
+        """As ``supportSet``, at ``at``: the item and every item present then
+        that supports it through the parents each had then, item first, in
+        breadth-first order; empty when the item was not there."""
+        item_id = check_uuid(item_id)
+        reached: dict[str, Item] = {}
+        frontier, depth = [item_id], 0
+        while frontier:
+            found = await self.items(frontier, at)
+            step = [found[i] for i in frontier if i in found]
+            reached.update((i.id, i) for i in step)
+            if len(reached) > self.max_nodes or (depth := depth + 1) > self.max_depth:
+                raise ResourceExhausted("the support set at that instant went past the "
+                                        "traversal limits")  # fmt: skip
+            parents = (p for i in step for p in i.parents or ())
+            frontier = list(dict.fromkeys(p for p in parents if p not in reached))
+        return list(reached.values())
+
+    async def _first(self) -> int | None:
+        """The time of the log's first entry (the lowest position)."""
+        head = (await self.graph.read("event_head"))[0]["head"]
+        upto = _FIRST_WINDOW
+        while True:
+            rows = await self.graph.read("log_first", {"upto": upto})
+            if rows:
+                return int(min(rows, key=lambda r: int(r["seq"]))["ts"])
+            if upto >= head:
+                return None
+            upto *= 64
+
+
+def _then(row: Row, at: int) -> Item | None:
+    """What the item of one ``item_as_of`` row was at ``at``, or ``None``."""
+    node = row["item"]
+    if node is None:  # purged, or never there
+        return None
+    retracted_at = row["retracted_at"]
+    if retracted_at is not None and int(retracted_at) <= at:
+        return None
+    # archiving changes no field: its events are nodes either way
+    archived = row["shelf"] == "memory.archived"
+    if not row["logged"]:  # no field changed since created: the node is its record
+        if int(row["created_ts"]) > at:
+            return None
+        return replace(item_from_row(node), retracted=False, archived=archived)
+    if row["last"] is None:  # created after ``at``
+        return None
+    last = event_from_row(row["last"])
+    if last.type in _GONE or last.payload is None:
+        return None
+    then = item_from_json(last.payload["item"])
+    return replace(then, seq=item_from_row(node).seq, archived=archived)

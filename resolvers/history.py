@@ -1,0 +1,49 @@
+"""Resolvers for memory through time: items and support sets as of an instant."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta
+from typing import Annotated
+
+import strawberry
+from memexd.resolvers.args import ItemId
+from memexd.schema.common import IncludeArchived, Info
+from memexd.schema.items import MemoryItem
+
+from memexd.errors import InvalidTimestamp
+from memexd.history.asof import Instant
+from memexd.memory.archive import shown
+
+AsOfArg = Annotated[
+    datetime,
+    strawberry.argument(
+        description="The instant (UTC unless it says otherwise); from the log's first event "
+        "to now. Events logged at or before it count."
+    ),
+]
+
+_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+
+
+async def _instant(info: Info, value: datetime) -> Instant:
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=UTC)
+    try:  # floor: an event at a millisecond counts from that millisecond on
+        ms = (value - _EPOCH) // timedelta(milliseconds=1)
+    except (OverflowError, OSError, ValueError) as exc:
+        raise InvalidTimestamp("asOf: timestamp out of range") from exc
+    return await info.context.memex.as_of.instant(ms)
+
+
+async def item_as_of(info: Info, id: ItemId, as_of: AsOfArg) -> MemoryItem | None:
+    memex = info.context.memex
+    found = await memex.as_of.item(id, await _instant(info, as_of))
+    return None if found is None else MemoryItem.of(found)
+
+
+async def support_set_as_of(
+    info: Info, id: ItemId, as_of: AsOfArg, include_archived: IncludeArchived = False
+) -> list[MemoryItem]:
+    memex = info.context.memex
+    found = await memex.as_of.support_set(id, await _instant(info, as_of))
+    return MemoryItem.all(shown(found, include_archived))

@@ -1,0 +1,188 @@
+"""Memory as of an instant (SPEC §14): itemAsOf and supportSetAsOf equal
+replaying the event log (read through the public ``events`` query) up to the
+instant, on random histories; bad instants refused; grants applied."""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from tests.support import Api
+
+UPDATE = """mutation($id: ID!, $p: MemoryItemPatch!) {
+  updateItem(id: $id, patch: $p, author: "u") { item { id } } }"""
+RETRACT = 'mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id } } }'
+ARCHIVE = """mutation($ids: [ID!]!) { archiveByDecay(input: {author: "u", filter: {ids: $ids},
+  threshold: 10}) { archivedIds } }"""
+UNARCHIVE = 'mutation($ids: [ID!]!) { unarchiveItems(ids: $ids, author: "u") { id } }'
+EVENTS = """query($after: ID, $ids: [ID!]) { events(after: $after, limit: 1000,
+  filter: {namespaces: ["memory"], itemIds: $ids}) { id type ts payload } }"""
+AS_OF = """query($id: ID!, $at: DateTime!) {
+  itemAsOf(id: $id, asOf: $at) { id scope kind content authority parents archived }
+  supportSetAsOf(id: $id, asOf: $at, includeArchived: true) { id } }"""
+SLOW = settings(max_examples=25, deadline=None,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
+
+#: One step of a history: what, to which of the items (by index), with what.
+Step = tuple[str, int, int]
+
+
+@st.composite
+def histories(draw: st.DrawFn) -> list[Step]:
+    verbs = st.sampled_from(["create", "update", "reparent", "archive", "unarchive", "retract"])
+    return draw(st.lists(st.tuples(verbs, st.integers(0, 4), st.integers(0, 4)),
+                         min_size=1, max_size=14))  # fmt: skip
+
+
+async def play(api: Api, steps: list[Step]) -> list[str]:
+    """Run the steps (a step on an item not there, or not allowed, is skipped
+    as the service refuses it) and return the ids of the items made."""
+    made: list[str] = []
+    for verb, a, b in steps:
+        if verb == "create" or not made:
+            parents = [made[b % len(made)]] if made and b % 2 else []
+            made.append((await api.create(lifecycle="TASK", parents=parents))["id"])
+        else:
+            await _step(api, verb, made[a % len(made)], made[b % len(made)], a + b)
+        await asyncio.sleep(0.002)  # instants between commands, not only at them
+    return made
+
+
+async def _step(api: Api, verb: str, item: str, other: str, n: int) -> None:
+    query, variables = {
+        "update": (UPDATE, {"id": item, "p": {"content": {"v": n}, "authority": n / 10}}),
+        "reparent": (UPDATE, {"id": item, "p": {"parents": [other]}}),
+        "archive": (ARCHIVE, {"ids": [item]}),
+        "unarchive": (UNARCHIVE, {"ids": [item]}),
+        "retract": (RETRACT, {"id": item}),
+    }[verb]
+    await api.run(query, variables)  # refusals (a retracted item, ...) change nothing
+
+
+async def logged(api: Api, ids: list[str]) -> list[dict[str, Any]]:
+    events: list[dict[str, Any]] = []
+    after = None
+    while page := (await api.ok(EVENTS, after=after, ids=ids))["events"]:
+        events += page
+        after = page[-1]["id"]
+    return [e for e in events if e["payload"].get("item", {}).get("id") in ids]
+
+
+def replay(events: list[dict[str, Any]], at: datetime) -> dict[str, dict[str, Any]]:
+    """The oracle: the items the log says were there at ``at`` (MemEX's
+    records), each with whether it was archived."""
+    state: dict[str, dict[str, Any]] = {}
+    for event in events:
+        if _time(event) > at:
+            continue
+        record, kind = event["payload"]["item"], event["type"]
+        if kind in ("memory.retracted", "memory.purged"):
+            state.pop(record["id"], None)
+        else:
+            shelved = state.get(record["id"], {}).get("archived", False)
+            shelved = {"memory.archived": True, "memory.unarchived": False}.get(kind, shelved)
+            state[record["id"]] = {**record, "archived": shelved}
+    return state
+
+
+def supported(state: dict[str, dict[str, Any]], root: str) -> set[str]:
+    if root not in state:
+        return set()
+    seen, todo = {root}, [root]
+    while todo:
+        for p in state[todo.pop()].get("parents") or ():
+            if p in state and p not in seen:
+                seen.add(p)
+                todo.append(p)
+    return seen
+
+
+def _time(event: dict[str, Any]) -> datetime:
+    return datetime.fromisoformat(event["ts"])
+
+
+def instants(events: list[dict[str, Any]]) -> list[datetime]:
+    """Every event's time, a millisecond before it, and a moment after the last."""
+    ms = timedelta(milliseconds=1)
+    times = sorted({_time(e) for e in events})
+    return sorted({t - ms for t in times[1:]} | set(times) | {times[-1] + ms})
+
+
+@SLOW
+@given(steps=histories())
+async def test_as_of_equals_replaying_the_log(api: Api, steps: list[Step]) -> None:
+    made = await play(api, steps)
+    events = await logged(api, made)
+    for at in instants(events):
+        expected = replay(events, at)
+        for item in made:
+            got = await api.ok(AS_OF, id=item, at=at.isoformat())
+            then = expected.get(item)
+            if then is None:
+                assert got["itemAsOf"] is None, (item, at)
+            else:
+                assert got["itemAsOf"] == {
+                    "id": item, "scope": then["scope"], "kind": then["kind"],
+                    "content": then["content"], "authority": then["authority"],
+                    "parents": then.get("parents"), "archived": then["archived"],
+                }, (item, at)  # fmt: skip
+            assert {x["id"] for x in got["supportSetAsOf"]} == supported(expected, item)
+            if then is not None:
+                assert got["supportSetAsOf"][0]["id"] == item
+
+
+ITEM_AS_OF = """query($id: ID!, $at: DateTime!) { itemAsOf(id: $id, asOf: $at) { id scope } }"""
+
+
+def _iso(ms_after: float = 0) -> str:
+    return (datetime.now(UTC) + timedelta(milliseconds=ms_after)).isoformat()
+
+
+async def test_instants_outside_the_log_are_refused(api: Api) -> None:
+    some = "01a2272e-a847-708d-b91e-f414554ec98c"
+    # an empty log: every instant is before its first event
+    assert await api.codes(ITEM_AS_OF, id=some, at=_iso()) == ["BAD_USER_INPUT"]
+    item = await api.create()
+    first = _time((await logged(api, [item["id"]]))[0])
+    before = (first - timedelta(milliseconds=1)).isoformat()
+    assert await api.codes(ITEM_AS_OF, id=item["id"], at=before) == ["BAD_USER_INPUT"]
+    assert await api.codes(ITEM_AS_OF, id=item["id"], at=_iso(60_000)) == ["BAD_USER_INPUT"]
+    assert await api.codes(ITEM_AS_OF, id="nope", at=_iso()) == ["BAD_USER_INPUT"]
+    assert await api.codes(ITEM_AS_OF, id=item["id"], at="yesterday") == ["BAD_USER_INPUT"]
+    bad_set = 'query($at: DateTime!) { supportSetAsOf(id: "x", asOf: $at) { id } }'
+    assert await api.codes(bad_set, at=_iso()) == ["BAD_USER_INPUT"]
+    # the first event's own millisecond is in; an id never seen is null
+    assert (await api.ok(ITEM_AS_OF, id=item["id"], at=first.isoformat()))["itemAsOf"]
+    assert (await api.ok(ITEM_AS_OF, id=some, at=_iso()))["itemAsOf"] is None
+
+
+async def test_the_scope_it_had_then_decides_who_reads_it(api: Api) -> None:
+    item = await api.create(scope="team:a/notes")
+    await asyncio.sleep(0.005)
+    moved_at = _iso()
+    await asyncio.sleep(0.005)
+    await api.ok(UPDATE, id=item["id"], p={"scope": "team:b/notes"})
+    a_reader = api.with_grants("read:team:a/")
+    b_reader = api.with_grants("read:team:b/")
+    then = await a_reader.ok(ITEM_AS_OF, id=item["id"], at=moved_at)
+    assert then["itemAsOf"] == {"id": item["id"], "scope": "team:a/notes"}
+    assert (await b_reader.ok(ITEM_AS_OF, id=item["id"], at=moved_at))["itemAsOf"] is None
+    now = await b_reader.ok(ITEM_AS_OF, id=item["id"], at=_iso())
+    assert now["itemAsOf"] == {"id": item["id"], "scope": "team:b/notes"}
+    assert (await a_reader.ok(ITEM_AS_OF, id=item["id"], at=_iso()))["itemAsOf"] is None
+
+
+async def test_a_support_set_past_the_limits_is_refused(make_api: Any) -> None:
+    api = await make_api(traversal_max_nodes=3)
+    chain: list[str] = []
+    for _ in range(5):
+        chain.append((await api.create(parents=chain[-1:]))["id"])
+    at = _iso()
+    query = "query($id: ID!, $at: DateTime!) { supportSetAsOf(id: $id, asOf: $at) { id } }"
+    assert await api.codes(query, id=chain[-1], at=at) == ["RESOURCE_EXHAUSTED"]
+    short = await api.ok(query, id=chain[1], at=at)
+    assert [x["id"] for x in short["supportSetAsOf"]] == [chain[1], chain[0]]
