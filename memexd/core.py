@@ -103,7 +103,7 @@ class Memex:
     @cached_property
     def as_of(self) -> AsOf:
         s = self.settings
-        return AsOf(self.graph, s.traversal_max_depth, s.traversal_max_nodes)
+        return AsOf(self.graph, self.limits, s.traversal_max_depth, s.traversal_max_nodes)
 
     @cached_property
     def text(self) -> TextSearch:

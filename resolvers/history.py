@@ -6,8 +6,9 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 import strawberry
-from memexd.resolvers.args import ItemId
+from memexd.resolvers.args import ItemId, Limit
 from memexd.schema.common import IncludeArchived, Info
+from memexd.schema.filters import MemoryFilter
 from memexd.schema.items import MemoryItem
 
 from memexd.errors import InvalidTimestamp
@@ -39,6 +40,21 @@ async def item_as_of(info: Info, id: ItemId, as_of: AsOfArg) -> MemoryItem | Non
     memex = info.context.memex
     found = await memex.as_of.item(id, await _instant(info, as_of))
     return None if found is None else MemoryItem.of(found)
+
+
+async def items_as_of(
+    info: Info,
+    as_of: AsOfArg,
+    filter: Annotated[
+        MemoryFilter | None,
+        strawberry.argument(description="Which items, by what they were then."),
+    ] = None,
+    limit: Limit = None,
+) -> list[MemoryItem]:
+    memex = info.context.memex
+    at = await _instant(info, as_of)
+    found = await memex.as_of.matching(None if filter is None else filter.draft(), limit, at)
+    return MemoryItem.all(found)
 
 
 async def support_set_as_of(

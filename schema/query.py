@@ -111,6 +111,12 @@ class Query:
         "the caller's to read. Its fields are those of then; the fields it links to are read "
         "as they are now.",
     )
+    items_as_of: list[MemoryItem] = strawberry.field(
+        resolver=history_r.items_as_of,
+        description="The items there at an instant that the filter matches as they were "
+        "then (archived ones only when the filter asks), by id; RESOURCE_EXHAUSTED when more "
+        "than MEMEXD_MAX_PAGE items changed since the instant.",
+    )
     support_set_as_of: list[MemoryItem] = strawberry.field(
         resolver=history_r.support_set_as_of,
         description="supportSet at an instant: the item and the items present then that "

@@ -24,7 +24,10 @@ EVENTS = """query($after: ID, $ids: [ID!]) { events(after: $after, limit: 1000,
 AS_OF = """query($id: ID!, $at: DateTime!) {
   itemAsOf(id: $id, asOf: $at) { id scope kind content authority parents archived }
   supportSetAsOf(id: $id, asOf: $at, includeArchived: true) { id } }"""
-SLOW = settings(max_examples=25, deadline=None,
+ITEMS_AS_OF = """query($at: DateTime!, $ids: [ID!], $all: Boolean) {
+  itemsAsOf(asOf: $at, filter: {ids: $ids, range: {authority: {min: 0.3}}, includeArchived: $all}) {
+  id authority archived } }"""
+SLOW = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 
 #: One step of a history: what, to which of the items (by index), with what.
@@ -133,6 +136,11 @@ async def test_as_of_equals_replaying_the_log(api: Api, steps: list[Step]) -> No
             assert {x["id"] for x in got["supportSetAsOf"]} == supported(expected, item)
             if then is not None:
                 assert got["supportSetAsOf"][0]["id"] == item
+        for shelved in (False, True):
+            listed = await api.ok(ITEMS_AS_OF, at=at.isoformat(), ids=made, all=shelved)
+            want = sorted(i for i, x in expected.items()
+                          if x["authority"] >= 0.3 and (shelved or not x["archived"]))  # fmt: skip
+            assert [x["id"] for x in listed["itemsAsOf"]] == want, (at, shelved)
 
 
 ITEM_AS_OF = """query($id: ID!, $at: DateTime!) { itemAsOf(id: $id, asOf: $at) { id scope } }"""
@@ -186,3 +194,32 @@ async def test_a_support_set_past_the_limits_is_refused(make_api: Any) -> None:
     assert await api.codes(query, id=chain[-1], at=at) == ["RESOURCE_EXHAUSTED"]
     short = await api.ok(query, id=chain[1], at=at)
     assert [x["id"] for x in short["supportSetAsOf"]] == [chain[1], chain[0]]
+
+
+LISTED = """query($at: DateTime!, $f: MemoryFilter, $n: Int) {
+  itemsAsOf(asOf: $at, filter: $f, limit: $n) { id } }"""
+
+
+async def test_items_as_of_keep_to_the_grants_and_the_limits(make_api: Any) -> None:
+    api = (await make_api(max_page=3)).with_grants("read:", "write:")
+    mine = [(await api.create(scope="team:a/x"))["id"] for _ in range(2)]
+    theirs = (await api.create(scope="team:b/x"))["id"]
+    extra = (await api.create(scope="team:c/x"))["id"]
+    at = _iso()
+    reader = api.with_grants("read:team:a/")
+    got = await reader.ok(LISTED, at=at, f={"ids": [*mine, theirs]})
+    assert [x["id"] for x in got["itemsAsOf"]] == sorted(mine)
+    await api.ok(UPDATE, id=theirs, p={"authority": 0.9})  # changed since: read back to then
+    got = await reader.ok(LISTED, at=at, f={"ids": [*mine, theirs]})
+    assert [x["id"] for x in got["itemsAsOf"]] == sorted(mine)
+    assert await api.codes(LISTED, at=at, n=4) == ["BAD_USER_INPUT"]
+    assert await api.codes(LISTED, at=at, f={"scopePrefix": 7}) == ["BAD_USER_INPUT"]
+    assert await api.codes(LISTED, at=_iso(60_000)) == ["BAD_USER_INPUT"]
+    limited = await api.ok(LISTED, at=at, n=1)
+    assert [x["id"] for x in limited["itemsAsOf"]] == [min([*mine, theirs, extra])]
+    for item in mine:
+        await api.ok(UPDATE, id=item, p={"authority": 0.8})
+    await api.create()  # made after the instant: not a change to it
+    assert len((await api.ok(LISTED, at=at))["itemsAsOf"]) == 3
+    await api.ok(RETRACT, id=extra)  # four items changed since: more than the page
+    assert await api.codes(LISTED, at=at) == ["RESOURCE_EXHAUSTED"]

@@ -23,9 +23,10 @@ from dataclasses import dataclass, replace
 from memexd.errors import BadUserInput, ResourceExhausted
 from memexd.events.vocabulary import event_from_row
 from memexd.graph import Graph
+from memexd.memory.filters import MemoryFilter, Predicate, conjoin, order_by, prepare, to_cypher
 from memexd.memory.model import Item
-from memexd.memory.records import item_from_json, item_from_row
-from memexd.memory.validation import check_uuid
+from memexd.memory.records import item_from_json, item_from_row, item_props
+from memexd.memory.validation import Limits, check_uuid
 from memexd.types import Row
 
 __all__ = ["AsOf", "Instant"]
@@ -47,8 +48,8 @@ class Instant:
 
 
 class AsOf:
-    def __init__(self, graph: Graph, max_depth: int, max_nodes: int) -> None:
-        self.graph = graph
+    def __init__(self, graph: Graph, limits: Limits, max_depth: int, max_nodes: int) -> None:
+        self.graph, self.limits = graph, limits
         self.max_depth, self.max_nodes = max_depth, max_nodes
 
     async def instant(self, ms: int) -> Instant:
@@ -73,6 +74,40 @@ class AsOf:
         rows = await self.graph.read("item_as_of", {"ids": list(ids), "at": at.ms})
         found = (_then(row, at.ms) for row in rows)
         return {i.id: i for i in found if i is not None and self.graph.access.can_read(i.scope)}
+
+    async def matching(self, flt: MemoryFilter | None, limit: int | None, at: Instant
+                       ) -> list[Item]:  # fmt: skip
+        """As ``items``, at ``at``: the items there then that the filter
+        matches as they were then, by id, at most ``limit``. Items whose
+        record has not changed since are read and filtered where they are;
+        the others (at most ``max_page``) are taken back to ``at`` and the
+        same compiled filter is run over what they were. Filters that speak
+        of "now" (decay) are evaluated at ``at``."""
+        page = self.limits.page(limit)
+        expr = prepare(flt, self.limits, at.ms)
+        changed = await self._changed(at)
+        kept = conjoin(expr, Predicate("ids_in", (("values", changed),), negated=True),
+                       Predicate("present_at", (("value", at.ms),)))  # fmt: skip
+        params = {"include_retracted": False, "offset": 0, "limit": page}
+        rows = await self.graph.read("item_find", params, filter=to_cypher(kept, self.graph),
+                                     order=order_by(self.graph, ()))  # fmt: skip
+        then = await self.items(changed, at)
+        states = [_state(i) for i in then.values()]
+        matched = await self.graph.read("item_match_states", {"states": states},
+                                        filter=to_cypher(expr, self.graph))  # fmt: skip
+        found = [item_from_row(r["item"]) for r in rows] + [then[r["id"]] for r in matched]
+        return sorted(found, key=lambda i: i.id)[:page]
+
+    async def _changed(self, at: Instant) -> list[str]:
+        """Ids of the items whose record changed after ``at``; past
+        ``max_page`` of them, ``RESOURCE_EXHAUSTED``."""
+        cap = self.limits.max_page
+        rows = await self.graph.read("item_changed_since", {"at": at.ms, "limit": cap + 1})
+        ids = list(dict.fromkeys(r["id"] for r in rows))
+        if len(ids) > cap:
+            raise ResourceExhausted(f"more than {cap} items changed since that instant; "
+                                    "itemsAsOf answers for later instants")  # fmt: skip
+        return ids
 
     async def support_set(self, item_id: str, at: Instant) -> list[Item]:
         """As ``supportSet``, at ``at``: the item and every item present then
@@ -124,5 +159,18 @@ def _then(row: Row, at: int) -> Item | None:
     last = event_from_row(row["last"])
     if last.type in _GONE or last.payload is None:
         return None
-    then = item_from_json(last.payload["item"])
-    return replace(then, seq=item_from_row(node).seq, archived=archived)
+    now = item_from_row(node)
+    return replace(
+        item_from_json(last.payload["item"]),
+        seq=now.seq,
+        archived=archived,
+        access_count=now.access_count,
+        last_accessed_at=now.last_accessed_at,
+    )
+
+
+def _state(item: Item) -> dict[str, object]:
+    """The properties a node holding ``item`` has (what filters read), as a map."""
+    props: dict[str, object] = item_props(item)
+    props.update(access_count=item.access_count, archived=True if item.archived else None)
+    return props
