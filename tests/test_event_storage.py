@@ -303,10 +303,11 @@ async def test_an_upgraded_graph_keeps_its_retraction_events_on_the_items(
         "MATCH (n:Item {id: $id}) CREATE (e:Event) SET e = {id: n.retracted_event, "
         "namespace: 'memory', type: 'memory.retracted', seq: n.retracted_seq, "
         "ts: n.retracted_at, author: n.retracted_by, reason: n.retracted_reason, "
+        "trace_id: n.retracted_trace, cause_id: n.retracted_cause, "
         "scope: n.scope, scopes: [n.scope], subject: n.id, item_ids: [n.id]}",
         {"id": item["id"]},
     )
-    for mark in ("event", "seq", "at", "by", "reason"):
+    for mark in ("event", "seq", "at", "by", "reason", "trace", "cause"):
         await store.write(f"MATCH (n:Item {{id: $id}}) SET n.retracted_{mark} = null",
                           {"id": item["id"]})  # fmt: skip
     await store.write("MATCH (m:Migration {version: 10}) DELETE m", {})

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from memexd.graph.migrations import migrate
+from memexd.memory.validation import check_uuid
 from tests.support import CREATE_ITEM, Api
 
 EVENTS = """
@@ -56,9 +57,30 @@ async def test_trace_id_from_headers(api: Api) -> None:
     await api.run(CREATE_ITEM, {"input": item}, **{"x-trace-id": "trace-123"})
     parent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"
     await api.run(CREATE_ITEM, {"input": item}, traceparent=parent)
-    await api.run(CREATE_ITEM, {"input": item}, **{"x-trace-id": "bad trace id!"})
     log = (await api.ok(EVENTS))["events"]
-    assert [e["traceId"] for e in log] == ["trace-123", "0af7651916cd43dd8448eb211c80319c", None]
+    assert [e["traceId"] for e in log] == ["trace-123", "0af7651916cd43dd8448eb211c80319c"]
+
+
+async def test_a_request_without_a_usable_trace_id_gets_one(api: Api) -> None:
+    item = {"scope": "s", "kind": "k", "content": {}, "author": "a", "sourceKind": "o",
+            "authority": 0.1}  # fmt: skip
+    body = {"query": CREATE_ITEM, "variables": {"input": item}}
+    minted = []
+    for headers in ({}, {"x-trace-id": "bad trace id!"}, {"x-trace-id": "x" * 129}):
+        answer = await api.client.post("/graphql", json=body, headers=headers)
+        assert answer.status_code == 200
+        assert "errors" not in answer.json()
+        minted.append(answer.headers["x-trace-id"])
+    assert len(set(minted)) == 3
+    assert all(check_uuid(t) == t for t in minted)
+    log = (await api.ok(EVENTS))["events"]
+    assert [e["traceId"] for e in log] == minted
+    # the caller's own comes back as sent, reads too
+    sent = await api.client.post("/graphql", json={"query": "{ stats { items { total } } }"},
+                                 headers={"x-trace-id": "mine-1"})  # fmt: skip
+    assert sent.headers["x-trace-id"] == "mine-1"
+    read = await api.client.post("/graphql", json={"query": "{ stats { items { total } } }"})
+    assert check_uuid(read.headers["x-trace-id"])
 
 
 async def test_cause_id_from_header_on_every_event_of_a_command(api: Api) -> None:

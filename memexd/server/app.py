@@ -29,7 +29,7 @@ from memexd.server import explorer, graphiql, nesting
 from memexd.server.http import BodyLimit, BookmarkHeader, Shortcut
 from memexd.server.ingest import PATH as INGEST_PATH
 from memexd.server.ingest import ingest_route
-from memexd.server.origin import origin_of
+from memexd.server.origin import TraceIds, origin_of
 from memexd.server.view import GraphQLApp, Holder
 from memexd.settings import Settings, load_settings
 from memexd.types import GraphStore
@@ -98,6 +98,7 @@ def create_app(
     app.add_middleware(BookmarkHeader)
     app.add_middleware(BodyLimit, max_bytes=settings.max_body_bytes,
                        paths={INGEST_PATH: settings.max_ingest_bytes})  # fmt: skip
+    app.add_middleware(TraceIds)
     if settings.cors_origins:
         app.add_middleware(
             CORSMiddleware,

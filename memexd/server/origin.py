@@ -1,5 +1,7 @@
 """Where a request came from: its trace and cause ids, copied onto every
-event its command emits (``Origin``), read from the headers."""
+event its command emits (``Origin``), read from the headers; ``TraceIds``
+gives every HTTP request a trace id (the caller's, or one minted) and
+returns it in the response."""
 
 from __future__ import annotations
 
@@ -7,10 +9,12 @@ import re
 from typing import Any
 
 from starlette.datastructures import Headers
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memexd.events.vocabulary import Origin
+from memexd.ids import new_id
 
-__all__ = ["origin_of"]
+__all__ = ["TraceIds", "origin_of"]
 
 _TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
@@ -42,3 +46,38 @@ def _tracing(raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
 
 
 _TRACING = {b"x-cause-id": "x-cause-id", b"x-trace-id": "x-trace-id", b"traceparent": "traceparent"}
+
+
+class TraceIds:
+    """Every HTTP request gets a trace id, so every command's events name one
+    (an undo takes a trace back whole, SPEC §14): the caller's ``x-trace-id``
+    or ``traceparent`` when usable, otherwise a new UUIDv7 put in the
+    request's ``x-trace-id`` before anything reads it (one the caller sent
+    that is not a short plain token is replaced). The response's
+    ``x-trace-id`` says which. WebSocket connections are left as they are:
+    one id for a connection would join every command sent over it."""
+
+    _NAME = b"x-trace-id"
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        raw = scope.get("headers", [])
+        trace = origin_of(_tracing(raw)).trace_id
+        if trace is None:
+            trace = new_id()
+            kept = [(k, v) for k, v in raw if k != self._NAME]
+            scope = {**scope, "headers": [*kept, (self._NAME, trace.encode())]}
+        value = trace.encode()
+
+        async def with_trace(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()),
+                                                  (self._NAME, value)]}  # fmt: skip
+            await send(message)
+
+        await self.app(scope, receive, with_trace)
