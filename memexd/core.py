@@ -9,6 +9,7 @@ from memexd.access.grants import EVERYTHING, Access
 from memexd.events.log import EventLog
 from memexd.graph import Graph
 from memexd.history.asof import AsOf
+from memexd.history.undo import Undo
 from memexd.integrity.aliases import Aliases
 from memexd.integrity.cascade import Cascade
 from memexd.integrity.contradictions import Contradictions
@@ -104,6 +105,10 @@ class Memex:
     def as_of(self) -> AsOf:
         s = self.settings
         return AsOf(self.graph, self.limits, s.traversal_max_depth, s.traversal_max_nodes)
+
+    @cached_property
+    def undo(self) -> Undo:
+        return Undo(self.graph)
 
     @cached_property
     def text(self) -> TextSearch:

@@ -6,9 +6,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 import strawberry
-from memexd.resolvers.args import ItemId, Limit
+from memexd.resolvers.args import Author, ItemId, Limit, Reason
 from memexd.schema.common import IncludeArchived, Info
+from memexd.schema.events import Event
 from memexd.schema.filters import MemoryFilter
+from memexd.schema.history import UndoReport
 from memexd.schema.items import MemoryItem
 
 from memexd.errors import InvalidTimestamp
@@ -63,3 +65,28 @@ async def support_set_as_of(
     memex = info.context.memex
     found = await memex.as_of.support_set(id, await _instant(info, as_of))
     return MemoryItem.all(shown(found, include_archived))
+
+
+async def undo_trace(
+    info: Info,
+    trace_id: Annotated[
+        strawberry.ID,
+        strawberry.argument(description="The trace to take back (a response's x-trace-id)."),
+    ],
+    author: Author,
+    reason: Reason = None,
+    dry_run: Annotated[
+        bool | None, strawberry.argument(description="Report the plan; write nothing.")
+    ] = None,
+) -> UndoReport:
+    memex = info.context.memex
+    done = await memex.undo.trace(trace_id, author, reason, dry_run, info.context.origin)
+    return UndoReport(
+        trace_id=strawberry.ID(done.trace_id),
+        dry_run=done.dry_run,
+        retracted_item_ids=[strawberry.ID(i) for i in done.retracted_item_ids],
+        restored_item_ids=[strawberry.ID(i) for i in done.restored_item_ids],
+        retracted_edge_ids=[strawberry.ID(i) for i in done.retracted_edge_ids],
+        conflicts=done.conflicts,
+        events=await Event.returned(info, done.events),
+    )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import strawberry
 from memexd.resolvers import bulk as bulk_r
 from memexd.resolvers import edges as edges_r
+from memexd.resolvers import history as history_r
 from memexd.resolvers import integrity as integrity_r
 from memexd.resolvers import intents as intents_r
 from memexd.resolvers import items as items_r
@@ -18,6 +19,7 @@ from memexd.schema.archive import ArchiveReport
 from memexd.schema.edges import EdgeResult
 from memexd.schema.events import EventsResult
 from memexd.schema.federation import OPERATOR_TOOL
+from memexd.schema.history import UndoReport
 from memexd.schema.integrity import CascadeResult
 from memexd.schema.intents import IntentResult, TaskResult
 from memexd.schema.items import ItemResult, ItemsResult, MemoryItem
@@ -132,6 +134,13 @@ class Mutation:
     mark_alias: EventsResult = strawberry.mutation(
         resolver=integrity_r.mark_alias,
         description="Record identity both ways (a = b is a silent no-op).",
+    )
+    undo_trace: UndoReport = strawberry.mutation(
+        resolver=history_r.undo_trace,
+        description="Take back everything one command did (its trace id): items it created "
+        "retracted, items it changed given back their earlier record, edges it made "
+        "retracted, in one write. Later changes by other commands to the same things stop it "
+        "and are named in conflicts; dryRun reports the plan.",
     )
     unmark_alias: EventsResult = strawberry.mutation(
         resolver=integrity_r.unmark_alias,

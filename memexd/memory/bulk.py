@@ -223,7 +223,8 @@ class BulkCommands:
                             "removed": removed, "created": ev.creation_record(item)})  # fmt: skip
         edge_ids = sorted({e.edge_id for i in doomed for e, _ in retracting[i].edges})
         kept, logged = placement(events)
-        params = {"updates": updates, "edge_ids": edge_ids, **logged,
+        params = {"updates": updates, "edge_ids": edge_ids, "unlinked": [], "undo": None,
+                  **logged,
                   "doomed": [{"id": i, "version": v, "event_id": kept[i][0], "at": kept[i][1]}
                              for i, v in doomed.items()]}  # fmt: skip
         if events:
