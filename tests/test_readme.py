@@ -159,3 +159,16 @@ def test_the_agent_session_runs_as_written(tmp_path: Path) -> None:
     assert why[3].startswith(f"  - [{fact}]")
     assert "forget with cascade would retract 2 items:" in out
     assert out.rstrip().endswith(f"Retracted 2 items:\n{plan}\n{fact}")
+
+
+def test_the_undo_session_runs_as_written(tmp_path: Path) -> None:
+    """The README's undo: an ingest's trace from the response header, the
+    plan, the undo, the memory now and as of before the ingest."""
+    out = run_block("undo-session", tmp_path / "data")
+    dry, done, now, then = (json.loads(line) for line in out.splitlines())
+    plan = dry["data"]["undoTrace"]
+    assert (plan["dryRun"], len(plan["retractedItemIds"]), plan["conflicts"]) == (True, 2, [])
+    assert done["data"]["undoTrace"]["retractedItemIds"] == plan["retractedItemIds"]
+    assert done["data"]["undoTrace"]["dryRun"] is False
+    assert now["data"]["items"] == [{"content": {"text": "keep me"}}]
+    assert then["data"]["itemsAsOf"] == [{"content": {"text": "keep me"}}]
