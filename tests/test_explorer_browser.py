@@ -17,6 +17,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -723,4 +724,62 @@ def test_the_item_panel_shows_how_far_to_trust_it(page: Any, server: str) -> Non
     path = "the bridge is open → a driver said so → so go that way"
     expect(fields).to_contain_text(f"trust path{path}")
     shot(page, "trust")
+    assert page.console_errors == []
+
+
+def test_the_time_slider_shows_the_graph_as_it_was(page: Any, server: str) -> None:
+    """The graph as of an instant (SPEC §14): an item as its fields were
+    then, one made after it absent; the slider sets the instant, Now clears it."""
+    from playwright.sync_api import expect
+
+    first = create(server, "time:a", content={"claim": "the bridge is open"})
+    events = graphql(server, "query($i: [ID!]) { events(filter: {itemIds: $i}) { ts } }",
+                     i=[first])["events"]  # fmt: skip
+    then = int(datetime.fromisoformat(events[-1]["ts"]).timestamp() * 1000) + 1
+    time.sleep(0.01)
+    graphql(server, 'mutation($id: ID!) { updateItem(id: $id, patch: {content: {claim: '
+            '"the bridge is closed"}}, author: "u") { item { id } } }', id=first)  # fmt: skip
+    create(server, "time:a", content={"claim": "take the tunnel"})
+    search(page, "time:", 2)
+    local = page.evaluate("ms => new Date(ms - new Date(ms).getTimezoneOffset() * 60000)"
+                          ".toISOString().slice(0, 23)", then)  # fmt: skip
+    page.get_by_label("Instant (empty: now)").fill(local)
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator("#status")).to_contain_text("1 item as of ")
+    expect(page.locator("#results")).to_contain_text("the bridge is open")
+    page.locator(f"#results .result[data-id='{first}']").click()
+    expect(page.locator("#item-title")).to_contain_text(" as of ")
+    expect(page.locator("#item-content")).to_contain_text("the bridge is open")
+    shot(page, "as-of")
+    page.get_by_role("button", name="Now").click()
+    assert page.get_by_label("Instant (empty: now)").input_value() == ""
+    page.locator("#as-of-slider").fill("0")  # the log's first event
+    until(page, "document.getElementById('f-as-of').value !== ''")
+    page.get_by_role("button", name="Now").click()
+    search(page, "time:", 2)
+    expect(page.locator("#results")).to_contain_text("the bridge is closed")
+    assert page.console_errors == []
+
+
+def test_an_ingest_is_undone_from_the_item_panel(page: Any, server: str) -> None:
+    """Undo this ingest: the dry run's plan in the dialog, then the undo."""
+    from playwright.sync_api import expect
+
+    rows = [item(n, scope="undo:a") for n in (1, 2)]
+    answer = httpx.post(f"{server}/graphql", json={"query": CREATE, "variables": {"inputs": rows}},
+                        headers={"x-trace-id": "explorer-ingest"}).json()  # fmt: skip
+    made = [i["id"] for i in answer["data"]["createItems"]["items"]]
+    keep = create(server, "undo:a")
+    search(page, "undo:", 3)
+    page.locator(f"#results .result[data-id='{made[0]}']").click()
+    page.get_by_role("button", name="Undo this ingest").click()
+    dialog = page.get_by_role("alertdialog")
+    expect(dialog).to_contain_text("retract 2 items, restore 0, retract 0 edges")
+    assert all("doomed" in classes(page, i) for i in made)
+    assert "doomed" not in classes(page, keep)
+    page.get_by_role("button", name="Confirm").click()
+    expect(page.locator("#status")).to_have_text("Undone: 2 items retracted, 0 restored.")
+    assert state(server, "undo:") == {made[0]: True, made[1]: True, keep: False}
+    assert all("retracted" in classes(page, i) for i in made)
+    shot(page, "undo")
     assert page.console_errors == []

@@ -19,12 +19,18 @@
   var RECALL = "query Recall($input: RecallInput!) {" +
     " recall(input: $input) { score item { " + ITEM_FIELDS + " } } }";
   var RECALL_LIMIT = 100;
-  var DETAIL = "query Detail($id: ID!) {" +
-    " item(id: $id, includeRetracted: true) { " + ITEM_FIELDS +
+  var DETAIL_FIELDS = ITEM_FIELDS +
     " author conviction importance createdAt content meta sourceKind" +
     " lifecycle priority tags sessionId archived decayScore access { count lastAccessedAt }" +
-    " effectiveAuthority trustPath { id summary(maxChars: 40) } }" +
-    " events(filter: {itemIds: [$id]}) { id type ts author reason } }";
+    " effectiveAuthority trustPath { id summary(maxChars: 40) }";
+  var DETAIL_EVENTS = " events(filter: {itemIds: [$id]}) { id type ts author reason traceId } }";
+  var DETAIL = "query Detail($id: ID!) {" +
+    " item(id: $id, includeRetracted: true) { " + DETAIL_FIELDS + " }" + DETAIL_EVENTS;
+  // the memory as it was at an instant (SPEC §14): the item's fields then
+  var DETAIL_AS_OF = "query DetailAsOf($id: ID!, $at: DateTime!) {" +
+    " item: itemAsOf(id: $id, asOf: $at) { " + DETAIL_FIELDS + " }" + DETAIL_EVENTS;
+  var AS_OF = "query AsOf($at: DateTime!, $f: MemoryFilter, $limit: Int) {" +
+    " items: itemsAsOf(asOf: $at, filter: $f, limit: $limit) { " + ITEM_FIELDS + " } }";
   var NEIGHBOURS = "query Neighbours($id: ID!) {" +
     " item(id: $id, includeRetracted: true) { id" +
     " parentItems { " + ITEM_FIELDS + " } children { " + ITEM_FIELDS + " } } }";
@@ -219,10 +225,48 @@
     layout();
   }
 
+  // ---------------------------------------------------------------- time
+
+  var logStart = null;  // the log's first event (ms): the slider's left end
+
+  // the chosen instant as ISO text, or null for now
+  function asOf() {
+    var value = $("f-as-of").value;
+    return value ? new Date(value).toISOString() : null;
+  }
+
+  // a datetime-local value (local time, to the millisecond) for epoch ms
+  function localValue(ms) {
+    var d = new Date(ms - new Date(ms).getTimezoneOffset() * 60000);
+    return d.toISOString().slice(0, 23);
+  }
+
+  $("as-of-slider").addEventListener("input", function (event) {
+    var slider = event.target;
+    var start = logStart === null
+      ? gql("{ events(limit: 1) { ts } }").then(function (data) {
+          logStart = data.events.length ? Date.parse(data.events[0].ts) : Date.now();
+          return logStart;
+        })
+      : Promise.resolve(logStart);
+    start.then(function (first) {
+      var now = Date.now(), v = Number(slider.value);
+      $("f-as-of").value = v >= Number(slider.max) ? ""
+        : localValue(first + Math.round((now - first) * v / Number(slider.max)));
+    }).catch(function (error) { status(error.message, true); });
+  });
+
+  $("as-of-now").addEventListener("click", function () {
+    $("f-as-of").value = "";
+    $("as-of-slider").value = $("as-of-slider").max;
+  });
+
   $("search-form").addEventListener("submit", function (event) {
     event.preventDefault();
     var form = event.target;
     status("Searching…");
+    var at = asOf();
+    if (at) { searchAsOf(form, at); return; }
     var text = form.elements.text.value.trim();
     var retracted = form.elements.includeRetracted.checked;
     var byMeaning = text && !form.elements.wordsOnly.checked;
@@ -249,6 +293,18 @@
       .catch(function (error) { status(error.message, true); });
   });
 
+  // the graph as it was at an instant: the filters, as the items were then
+  function searchAsOf(form, at) {
+    var words = form.elements.text.value.trim() ? "; the text box is not used as of an instant" : "";
+    gql(AS_OF, { at: at, f: filterOf(form), limit: RESULT_LIMIT })
+      .then(function (data) {
+        showResults(data.items);
+        var n = data.items.length;
+        status(n + (n === 1 ? " item" : " items") + " as of " + at + words);
+      })
+      .catch(function (error) { status(error.message, true); });
+  }
+
   $("key-form").addEventListener("submit", function (event) {
     event.preventDefault();
     var key = $("api-key").value.trim();
@@ -271,9 +327,10 @@
     list.appendChild(dd);
   }
 
-  function showItem(item, events) {
+  function showItem(item, events, at) {
     $("item-panel").hidden = false;
-    $("item-title").textContent = item.kind + (item.retracted ? " (retracted)" : "");
+    $("item-title").textContent = item.kind + (item.retracted ? " (retracted)" : "") +
+      (at ? " as of " + at : "");
     var fields = $("item-fields");
     fields.textContent = "";
     field(fields, "id", item.id);
@@ -283,8 +340,10 @@
     field(fields, "created", item.createdAt);
     field(fields, "authority", item.authority);
     // how far to trust it: the weakest link of its best support path (SPEC §14)
-    field(fields, "effective authority", item.effectiveAuthority.toFixed(2));
-    field(fields, "trust path", item.trustPath.map(function (p) {
+    // as of an instant the fields are those of then; trust is read as it is now
+    var now = at ? " (now)" : "";
+    field(fields, "effective authority" + now, item.effectiveAuthority.toFixed(2));
+    field(fields, "trust path" + now, item.trustPath.map(function (p) {
       return p.summary || p.id.slice(0, 8);
     }).join(" → "));
     field(fields, "conviction", item.conviction);
@@ -304,6 +363,10 @@
     $("promote-form").hidden = item.archived || item.retracted;
     $("item-content").textContent = JSON.stringify(item.content, null, 2);
     $("item-meta").textContent = item.meta === null ? "—" : JSON.stringify(item.meta, null, 2);
+    // the command that made it, when it can be named: its whole ingest can be taken back
+    var made = events.filter(function (e) { return e.type === "memory.created" && e.traceId; });
+    $("undo-ingest").hidden = !made.length || item.retracted || Boolean(at);
+    $("undo-ingest").dataset.trace = made.length ? made[0].traceId : "";
     var history = $("item-events");
     history.textContent = "";
     events.forEach(function (e) {
@@ -333,10 +396,15 @@
     selected = id;
     cy.$(":selected").unselect();
     cy.getElementById(id).select();
-    gql(DETAIL, { id: id })
+    var at = asOf();
+    gql(at ? DETAIL_AS_OF : DETAIL, { id: id, at: at || undefined })
       .then(function (data) {
-        if (!data.item) { status("That item is gone or not yours to read.", true); return; }
-        showItem(data.item, data.events);
+        if (!data.item) {
+          status(at ? "That item was not there then (or is not yours to read)."
+            : "That item is gone or not yours to read.", true);
+          return;
+        }
+        showItem(data.item, data.events, at);
       })
       .catch(function (error) { status(error.message, true); });
   }
@@ -493,6 +561,46 @@
   function actor() {
     return $("actor").value.trim() || "user:explorer";
   }
+
+  // ---------------------------------------------------------------- undo
+
+  var UNDO = "mutation Undo($t: ID!, $author: String!, $dry: Boolean) {" +
+    " undoTrace(traceId: $t, author: $author, dryRun: $dry) {" +
+    " retractedItemIds restoredItemIds retractedEdgeIds conflicts } }";
+
+  // the selected item's ingest (its creation's trace), previewed, then taken back
+  $("undo-ingest").addEventListener("click", function () {
+    var trace = $("undo-ingest").dataset.trace;
+    gql(UNDO, { t: trace, author: actor(), dry: true })
+      .then(function (data) {
+        var plan = data.undoTrace;
+        if (plan.conflicts.length) {
+          status("The ingest cannot be undone: " + plan.conflicts.join("; "), true);
+          return;
+        }
+        cy.batch(function () {
+          plan.retractedItemIds.forEach(function (i) { cy.getElementById(i).addClass("doomed"); });
+        });
+        ask("Undo the ingest " + trace + ": retract " + plan.retractedItemIds.length +
+          " items, restore " + plan.restoredItemIds.length + ", retract " +
+          plan.retractedEdgeIds.length + " edges?", function () {
+          gql(UNDO, { t: trace, author: actor(), dry: false })
+            .then(function (d) {
+              var gone = d.undoTrace.retractedItemIds;
+              cy.batch(function () {
+                gone.forEach(function (i) {
+                  cy.getElementById(i).removeClass("doomed").addClass("retracted");
+                });
+              });
+              status("Undone: " + gone.length + " items retracted, " +
+                d.undoTrace.restoredItemIds.length + " restored.");
+              if (selected) select(selected);
+            })
+            .catch(function (error) { status(error.message, true); });
+        });
+      })
+      .catch(function (error) { status(error.message, true); });
+  });
 
   // ---------------------------------------------------------------- cascade
 
