@@ -5,6 +5,7 @@ written; dry runs; bad input and grants."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -156,3 +157,18 @@ async def test_only_what_the_caller_could_write(api: Api) -> None:
     stranger = api.with_grants("read:team:a/", "write:team:a/")
     assert await stranger.codes(UNDO, t="team-b") == ["FORBIDDEN"]
     assert (await admin.ok(UNDO, t="team-b"))["undoTrace"]["retractedItemIds"]
+
+
+async def test_racing_undos_of_one_trace_undo_it_once(api: Api) -> None:
+    await traced(api, "race-1", CREATE, i=[row(n) for n in range(5)])
+    answers = await asyncio.gather(*(api.run(UNDO, {"t": "race-1"}) for _ in range(4)))
+    reports = [a["data"]["undoTrace"] for a in answers if not a.get("errors")]
+    codes = {a["errors"][0]["extensions"]["code"] for a in answers if a.get("errors")}
+    wrote = [r for r in reports if r["events"]]
+    assert len(wrote) == 1
+    assert len(wrote[0]["retractedItemIds"]) == 5
+    # the others lost: refused as undone already, or stopped by what the winner retracted
+    assert codes <= {"CONFLICT"}
+    assert all(r["conflicts"] for r in reports if not r["events"])
+    log = await api.ok("{ events(limit: 1000) { type causeId } }")
+    assert sum(e["causeId"] == "race-1" for e in log["events"]) == 5  # retracted once each

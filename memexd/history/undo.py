@@ -82,8 +82,7 @@ class Undo:
         trace = _checked_trace(trace_id)
         why = Why(check_text(author, "author"), check_prose(reason, "reason"))
         dry = check_flag(dry_run, "dryRun")
-        if await self.graph.read("undo_find", {"trace": trace}):
-            raise Conflict(f"trace {trace} was undone already")
+        await self._not_undone(trace)
         did = await self._did(trace)
         # the undo's events name the trace they take back
         undoing = Origin(trace_id=origin.trace_id, cause_id=trace)
@@ -92,6 +91,10 @@ class Undo:
             return await self._attempt(trace, did, dry, why, undoing)
 
         return await compare_and_set(attempt, "the undo")
+
+    async def _not_undone(self, trace: str) -> None:
+        if await self.graph.read("undo_find", {"trace": trace}):
+            raise Conflict(f"trace {trace} was undone already")
 
     async def _did(self, trace: str) -> _Did:
         rows = await self.graph.read("trace_did", {"trace": trace, "limit": MAX_UNDO + 1})
@@ -118,6 +121,7 @@ class Undo:
 
     async def _attempt(self, trace: str, did: _Did, dry: bool, why: Why,
                        origin: Origin) -> UndoReport | None:  # fmt: skip
+        await self._not_undone(trace)  # again: a racing undo of it may have won the write
         conflicts = await self._conflicts(trace, did)
         doomed = await self.retraction.plan(list(did.created))
         gone = [i for i in did.created if i not in doomed]

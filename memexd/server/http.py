@@ -5,13 +5,14 @@ bodies given outside GraphQL."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from memexd.errors import BadUserInput
 from memexd.graph import bookmarks
 
-__all__ = ["BodyLimit", "BookmarkHeader", "Shortcut", "error_body"]
+__all__ = ["BodyLimit", "BookmarkHeader", "Shortcut", "error_body", "with_header"]
 
 
 def error_body(message: str, code: str = "BAD_USER_INPUT") -> bytes:
@@ -19,6 +20,18 @@ def error_body(message: str, code: str = "BAD_USER_INPUT") -> bytes:
     return json.dumps(
         {"data": None, "errors": [{"message": message, "extensions": {"code": code}}]}
     ).encode()
+
+
+def with_header(send: Send, name: bytes, value: Callable[[], bytes | None]) -> Send:
+    """``send`` adding the header ``name`` to the response's start, its value
+    asked for then (``None``: no header)."""
+
+    async def sending(message: Message) -> None:
+        if message["type"] == "http.response.start" and (found := value()) is not None:
+            message = {**message, "headers": [*message.get("headers", ()), (name, found)]}
+        await send(message)
+
+    return sending
 
 
 class _TooLarge(Exception):
@@ -131,15 +144,11 @@ class BookmarkHeader:
             await _answer(send, 400, error_body(exc.message))
             return
 
-        async def with_bookmarks(message: Message) -> None:
-            if message["type"] == "http.response.start" and state.latest:
-                value = " ".join(state.latest).encode()
-                message = {**message, "headers": [*message.get("headers", ()),
-                                                  (self._NAME, value)]}  # fmt: skip
-            await send(message)
+        def latest() -> bytes | None:
+            return " ".join(state.latest).encode() if state.latest else None
 
         try:
-            await self.app(scope, receive, with_bookmarks)
+            await self.app(scope, receive, with_header(send, self._NAME, latest))
         finally:
             bookmarks.unbind(token)
 

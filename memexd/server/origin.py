@@ -9,10 +9,11 @@ import re
 from typing import Any
 
 from starlette.datastructures import Headers
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from memexd.events.vocabulary import Origin
 from memexd.ids import new_id
+from memexd.server.http import with_header
 
 __all__ = ["TraceIds", "origin_of"]
 
@@ -73,11 +74,4 @@ class TraceIds:
             kept = [(k, v) for k, v in raw if k != self._NAME]
             scope = {**scope, "headers": [*kept, (self._NAME, trace.encode())]}
         value = trace.encode()
-
-        async def with_trace(message: Message) -> None:
-            if message["type"] == "http.response.start":
-                message = {**message, "headers": [*message.get("headers", ()),
-                                                  (self._NAME, value)]}  # fmt: skip
-            await send(message)
-
-        await self.app(scope, receive, with_trace)
+        await self.app(scope, receive, with_header(send, self._NAME, lambda: value))
