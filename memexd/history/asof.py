@@ -159,14 +159,11 @@ def _then(row: Row, at: int) -> Item | None:
     last = event_from_row(row["last"])
     if last.type in _GONE or last.payload is None:
         return None
-    now = item_from_row(node)
-    return replace(
-        item_from_json(last.payload["item"]),
-        seq=now.seq,
-        archived=archived,
-        access_count=now.access_count,
-        last_accessed_at=now.last_accessed_at,
-    )
+    # statistics are not part of the record: they come from the node as it is
+    seen = node.get("last_accessed_at")
+    return replace(item_from_json(last.payload["item"]), seq=int(node.get("seq") or 0),
+                   archived=archived, access_count=int(node.get("access_count") or 0),
+                   last_accessed_at=None if seen is None else int(seen))  # fmt: skip
 
 
 def _state(item: Item) -> dict[str, object]:
