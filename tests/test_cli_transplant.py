@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -109,6 +110,7 @@ def test_replay_export_import_agree_with_memex_python(
     assert done.returncode == 0, done.stderr
     assert f"replayed {len(commands)} commands from stdin" in done.stdout
     assert f"{len(commands)} applied, 0 failed" in done.stdout
+    assert re.search(r"; trace [0-9a-f]{32}$", done.stdout.strip())  # what undoTrace takes
     assert "replaying commands" in done.stderr  # the bar, asked for off a terminal
 
     log = tmp_path / "envelopes.json"

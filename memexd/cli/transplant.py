@@ -19,6 +19,7 @@ import time
 from collections import Counter
 from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import asynccontextmanager, contextmanager
+from functools import cache
 from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 from uuid import uuid4
@@ -92,8 +93,10 @@ def _label(name: str) -> str:
     return "stdin" if name == STDIO else name
 
 
+@cache
 def _origin() -> Origin:
-    """One trace id for every event a run logs."""
+    """One trace id for every event a run (this process) logs: the summary
+    names it, so ``undoTrace`` can take the whole run back."""
     from memexd.events.vocabulary import Origin
 
     return Origin(trace_id=uuid4().hex)
@@ -156,8 +159,8 @@ def _replay(args: argparse.Namespace, settings: Settings, done: Done) -> int:
     failed = f" ({', '.join(f'{code} {n:,}' for code, n in codes)})" if codes else ""
     kept = f"; failures in {target}" if target not in (None, STDIO) else ""
     _say(args, f"replayed {total:,} {what} from {label} in {seconds:.1f} s ({rate}): "
-               f"{outcome.applied:,} applied, {len(outcome.failures):,} failed{failed}{kept}",
-         data_on_stdout=target == STDIO)  # fmt: skip
+               f"{outcome.applied:,} applied, {len(outcome.failures):,} failed{failed}{kept}; "
+               f"trace {_origin().trace_id}", data_on_stdout=target == STDIO)  # fmt: skip
     if target is None and not args.quiet:
         _list_failures(outcome)
     return 0
@@ -226,7 +229,9 @@ def _import(args: argparse.Namespace, settings: Settings, done: Done) -> int:
         report, seconds = asyncio.run(write(path, label, counts, options, settings, bar))
         if report_file is not None:
             report_file.write(orjson.dumps(report.json(), option=orjson.OPT_INDENT_2) + b"\n")
-    lines = [f"imported {total:,} records from {label} in {seconds:.1f} s"]
+    lines = [
+        f"imported {total:,} records from {label} in {seconds:.1f} s; trace {_origin().trace_id}"
+    ]
     for bucket, ids in report.json().items():
         found = ", ".join(f"{k} {len(ids[k]):,}" for k in KEYS if ids[k])
         lines.append(f"  {bucket}: {found or 'none'}")
