@@ -1,12 +1,13 @@
 // Each item's record just before a position (memexd/history/undo.py): the
 // payload of its last memory.created or memory.updated event node logged
 // before $subjects[i].seq (an item changed since it was created keeps its
-// memory.created as a node).
-// @params subjects
+// memory.created as a node), and whether the caller may read it (seen: all
+// its scopes).
+// @params subjects readable
 UNWIND $subjects AS s
 OPTIONAL MATCH (e:Event {subject: s.id})
 WHERE e.seq < s.seq AND e.type IN ['memory.created', 'memory.updated']
 WITH s, max(e.seq) AS top
 OPTIONAL MATCH (p:Event {subject: s.id})
 WHERE p.seq = top
-RETURN s.id AS id, p.payload AS payload
+RETURN s.id AS id, p.payload AS payload, @readable_event(p) AS seen

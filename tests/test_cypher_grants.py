@@ -26,7 +26,13 @@ INTERNAL = {"admin_snapshot_nodes", "admin_snapshot_rels", "admin_wipe", "admin_
             # schema statements (n names the indexed label, no item)
             "vector_index_create", "vector_index_drop",
             # a job's progress: how many items its scan passes (never returned)
-            "job_scan_start"}  # fmt: skip
+            "job_scan_start",
+            # the time of the log's first entry, whoever's: the earliest
+            # instant an as-of read takes (no item or event is returned)
+            "log_first",
+            # ids of items changed after an instant, taken back to it by
+            # item_as_of, which applies the grants (never returned as they are)
+            "item_changed_since"}  # fmt: skip
 #: Item variables bound without a grant, and why that reveals nothing.
 UNGUARDED = {
     # the same two items as x and y, which are checked, found again by id
@@ -57,6 +63,16 @@ UNGUARDED = {
     # a purged item's own events (h), and the children that named it (c),
     # whoever owns them: they only get a placeholder link, nothing is returned
     "job_purge": {"c", "h"},
+    # an item's history: its events (e, shelf) are only counted and typed;
+    # what is returned of the last one (last) and of the node (n) is seen
+    # under the grant on the scope the item had then (seen)
+    "item_as_of": {"e", "last", "shelf"},
+    # the trace's own items (trace_did checked them readable), and a child's
+    # creation event, read for its trace only
+    "trace_later": {"x", "born"},
+    # the trace's own items' events, only counted: the record returned (p) is
+    # the caller's to read, or the undo is refused
+    "item_record_before": {"e"},
 }
 _BINDS = re.compile(r"\((\w+):(?:/\*<label>\*/)?(?:Item|Event|Intent|Task)\b")
 _GRANTED = re.compile(r"@(?:readable|writable|readable_event)\((\w+)\)")

@@ -172,3 +172,19 @@ async def test_racing_undos_of_one_trace_undo_it_once(api: Api) -> None:
     assert all(r["conflicts"] for r in reports if not r["events"])
     log = await api.ok("{ events(limit: 1000) { type causeId } }")
     assert sum(e["causeId"] == "race-1" for e in log["events"]) == 5  # retracted once each
+
+
+async def test_a_conflict_the_caller_cannot_read_stops_it_unnamed(api: Api) -> None:
+    admin = api.with_grants("read:", "write:")
+    made = await traced(admin, "mine-1", CREATE, i=[row(1)])
+    mine = made["createItems"]["items"][0]["id"]
+    hidden = await traced(admin, "theirs-1", CREATE, i=[row(2, scope="team:c/x", parents=[mine])])
+    child = hidden["createItems"]["items"][0]["id"]
+    owner = api.with_grants("read:team:a/", "write:team:a/")
+    report = (await owner.ok(UNDO, t="mine-1"))["undoTrace"]
+    assert report["events"] == []
+    assert report["conflicts"] == [
+        f"{mine}: a later change by another command, to something you cannot read"
+    ]
+    assert child not in report["conflicts"][0]
+    assert "theirs-1" not in report["conflicts"][0]

@@ -72,8 +72,8 @@ class AsOf:
         if not ids:
             return {}
         rows = await self.graph.read("item_as_of", {"ids": list(ids), "at": at.ms})
-        found = (_then(row, at.ms) for row in rows)
-        return {i.id: i for i in found if i is not None and self.graph.access.can_read(i.scope)}
+        found = (_then(row, at.ms) for row in rows if row["seen"])
+        return {i.id: i for i in found if i is not None}
 
     async def matching(self, flt: MemoryFilter | None, limit: int | None, at: Instant
                        ) -> list[Item]:  # fmt: skip

@@ -164,8 +164,7 @@ class Undo:
         for row in rows:
             found = [*row["later"], *row["linked"], *row["children"]]
             found += [row["retraction"]] if row["retraction"] else []
-            out += [f"{row['id']}: {what} {other} by {by or 'a command without a trace'} came "
-                    "after" for what, other, by in found]  # fmt: skip
+            out += [_conflict(row["id"], *entry) for entry in found]
         return out
 
     async def _before(self, updated: dict[str, int]) -> dict[str, Item]:
@@ -174,6 +173,8 @@ class Undo:
         rows = (
             await self.graph.read("item_record_before", {"subjects": subjects}) if subjects else []
         )
+        if not all(r["seen"] for r in rows if r["payload"] is not None):
+            raise Forbidden("the trace changed items from records you cannot read")
         return {r["id"]: item_from_json(orjson.loads(r["payload"])["item"])
                 for r in rows if r["payload"] is not None}  # fmt: skip
 
@@ -231,6 +232,13 @@ class Undo:
         }  # fmt: skip
         rows = await self.graph.write("bulk_apply", params)
         return bool(rows) and bool(rows[0]["ok"])
+
+
+def _conflict(subject: str, what: str, other: str, by: str | None, seen: bool) -> str:
+    """One later change, named when the caller may read it."""
+    if not seen:
+        return f"{subject}: a later change by another command, to something you cannot read"
+    return f"{subject}: {what} {other} by {by or 'a command without a trace'} came after"
 
 
 def _checked_trace(value: Any) -> str:
