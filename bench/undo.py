@@ -7,7 +7,9 @@ items of other commands, then one ingest of ``--items`` items through a
 single ``POST /items`` with its own ``x-trace-id``. The script times
 ``undoTrace`` as a dry run (the plan: what the trace did, the conflict
 check, the retraction plan), then for real (one write), and checks that
-every ingested item is retracted and none of the others.
+every ingested item is retracted and none of the others. The undo's write is
+one statement, so the engine's query timeout bounds it (``--timeout-ms``,
+60 s here; memexd's default of 10 s holds about half of this ingest).
 """
 
 from __future__ import annotations
@@ -38,13 +40,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=100_000)
     parser.add_argument("--background", type=int, default=20_000)
+    parser.add_argument("--timeout-ms", type=int, default=60_000,
+                        help="MEMEXD_QUERY_TIMEOUT_MS: the undo is one statement")  # fmt: skip
     args = parser.parse_args()
     rng = random.Random(7)
     others = [{**r, "parents": []} for r in item_inputs(args.background, rng)]
     ingest = [{**r, "parents": []} for r in item_inputs(args.items, rng)]
     with (
         memexd_server(
-            GRAPH_NAME, MEMEXD_EMBEDDING="off", MEMEXD_MAX_INGEST_BYTES=str(1 << 30)
+            GRAPH_NAME,
+            MEMEXD_EMBEDDING="off",
+            MEMEXD_MAX_INGEST_BYTES=str(1 << 30),
+            MEMEXD_QUERY_TIMEOUT_MS=str(args.timeout_ms),
         ) as server,  # fmt: skip
         httpx.Client(base_url=server.base_url, timeout=3600) as client,
     ):

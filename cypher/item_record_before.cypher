@@ -4,10 +4,11 @@
 // memory.created as a node), and whether the caller may read it (seen: all
 // its scopes).
 // @params subjects readable
-UNWIND $subjects AS s
-OPTIONAL MATCH (e:Event {subject: s.id})
-WHERE e.seq < s.seq AND e.type IN ['memory.created', 'memory.updated']
-WITH s, max(e.seq) AS top
-OPTIONAL MATCH (p:Event {subject: s.id})
+UNWIND $subjects AS subject
+WITH subject.id AS id, subject.seq AS seq
+OPTIONAL MATCH (e:Event {subject: id})
+WHERE e.seq < seq AND e.type IN ['memory.created', 'memory.updated']
+WITH id, max(e.seq) AS top
+OPTIONAL MATCH (p:Event {subject: id})
 WHERE p.seq = top
-RETURN s.id AS id, p.payload AS payload, @readable_event(p) AS seen
+RETURN id, p.payload AS payload, @readable_event(p) AS seen

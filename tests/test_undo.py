@@ -96,13 +96,18 @@ async def test_a_later_command_stops_the_undo_and_is_named(api: Api) -> None:
     a, b = (x["id"] for x in made["createItems"]["items"])
     await traced(api, "other-1", UPDATE, id=a, p={"authority": 0.7})
     child = (await traced(api, "other-2", CREATE, i=[row(3, parents=[b])]))["createItems"]
+    keep = await api.create()
+    edge = (await traced(api, "other-3", EDGE, a=keep["id"], b=b))["createEdge"]["edge"]
     before = await api.snapshot()
     report = (await api.ok(UNDO, t="ingest-2"))["undoTrace"]
     assert report["events"] == []
-    updated, built = sorted(report["conflicts"], key=lambda c: not c.startswith(a))
+    updated, *on_b = sorted(report["conflicts"], key=lambda c: not c.startswith(a))
     assert updated.startswith(f"{a}: memory.updated ")
     assert updated.endswith("by other-1 came after")
-    assert built == f"{b}: child {child['items'][0]['id']} by other-2 came after"
+    assert sorted(on_b) == sorted([
+        f"{b}: child {child['items'][0]['id']} by other-2 came after",
+        f"{b}: edge {edge['edgeId']} by another command came after",
+    ])  # fmt: skip
     assert await api.snapshot() == before
 
 

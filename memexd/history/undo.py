@@ -39,7 +39,7 @@ from memexd.memory.records import (
     item_props,
     nulls_apart,
 )
-from memexd.memory.retraction import Retraction, RetractionEvents, placement
+from memexd.memory.retraction import Doomed, Retraction, RetractionEvents, placement
 from memexd.memory.validation import check_flag, check_prose, check_text
 
 __all__ = ["MAX_UNDO", "UNDO_CAUSE", "Undo", "UndoReport"]
@@ -50,6 +50,9 @@ UNDO_CAUSE = "trace.undo"
 MAX_UNDO = 200_000
 _TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _UNDOABLE = frozenset({"memory.created", "memory.updated", "edge.created"})
+#: Subjects one conflict statement checks.
+_CHUNK = 20_000
+_ANOTHER = "another command"
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +127,7 @@ class Undo:
         await self._not_undone(trace)  # again: a racing undo of it may have won the write
         conflicts = await self._conflicts(trace, did)
         doomed = await self.retraction.plan(list(did.created))
+        conflicts += self._linked(did, doomed)
         gone = [i for i in did.created if i not in doomed]
         conflicts += [f"item {i}: retracted since (by another command)" for i in gone]
         restored = await self._before(did.updated)
@@ -154,18 +158,25 @@ class Undo:
         return _report(trace, False, did, list(doomed), list(restored), [], readable)
 
     async def _conflicts(self, trace: str, did: _Did) -> list[str]:
-        subjects = [
-            {"id": i, "seq": s}
-            for part in (did.created, did.updated, did.edges)
-            for i, s in part.items()
-        ]
-        rows = await self.graph.read("trace_later", {"subjects": subjects, "trace": trace})
+        subjects = [{"id": i, "seq": s, "created": part is did.created}
+                    for part in (did.created, did.updated, did.edges)
+                    for i, s in part.items()]  # fmt: skip
         out = []
-        for row in rows:
-            found = [*row["later"], *row["linked"], *row["children"]]
-            found += [row["retraction"]] if row["retraction"] else []
-            out += [_conflict(row["id"], *entry) for entry in found]
+        for start in range(0, len(subjects), _CHUNK):  # each statement well within the timeout
+            params = {"subjects": subjects[start : start + _CHUNK], "trace": trace}
+            for row in await self.graph.read("trace_later", params):
+                found = [*row["later"], *row["children"]]
+                found += [row["retraction"]] if row["retraction"] else []
+                out += [_conflict(row["id"], *entry) for entry in found]
         return out
+
+    def _linked(self, did: _Did, doomed: dict[str, Doomed]) -> list[str]:
+        """Edges another command linked to an item the trace created: any
+        live edge touching it that the trace did not make."""
+        can_read = self.graph.access.can_read
+        return [_conflict(d.id, "edge", e.edge_id, _ANOTHER, all(can_read(s) for s in scopes))
+                for d in doomed.values() for e, scopes in d.edges
+                if e.edge_id not in did.edges]  # fmt: skip
 
     async def _before(self, updated: dict[str, int]) -> dict[str, Item]:
         """The record each item had before the trace first changed it."""
