@@ -2,18 +2,17 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime, timedelta
-from typing import Annotated
+from datetime import datetime
+from typing import Annotated, cast
 
 import strawberry
 from memexd.resolvers.args import Author, ItemId, Limit, Reason
 from memexd.schema.common import IncludeArchived, Info
 from memexd.schema.events import Event
-from memexd.schema.filters import MemoryFilter
+from memexd.schema.filters import MemoryFilter, epoch_ms
 from memexd.schema.history import UndoReport
 from memexd.schema.items import MemoryItem
 
-from memexd.errors import InvalidTimestamp
 from memexd.history.asof import Instant
 from memexd.memory.archive import shown
 
@@ -25,16 +24,9 @@ AsOfArg = Annotated[
     ),
 ]
 
-_EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-
 
 async def _instant(info: Info, value: datetime) -> Instant:
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    try:  # floor: an event at a millisecond counts from that millisecond on
-        ms = (value - _EPOCH) // timedelta(milliseconds=1)
-    except (OverflowError, OSError, ValueError) as exc:
-        raise InvalidTimestamp("asOf: timestamp out of range") from exc
+    ms = cast(int, epoch_ms(value, "asOf", up=False))  # a non-null DateTime gives a number
     return await info.context.memex.as_of.instant(ms)
 
 

@@ -260,10 +260,11 @@ def _range(r: FloatRange | IntRange | None) -> domain.Range | None:
     return None if r is None else r.draft()
 
 
-def epoch_ms(value: datetime | None, field: str) -> int | None:
+def epoch_ms(value: datetime | None, field: str, *, up: bool = True) -> int | None:
     """Epoch milliseconds, rounded up (so ``after`` stays inclusive and
-    ``before`` exclusive for times between two milliseconds); naive datetimes
-    are taken as UTC."""
+    ``before`` exclusive for times between two milliseconds), or down with
+    ``up=False`` (an instant: an event at a millisecond counts from it on);
+    naive datetimes are taken as UTC."""
     if value is None:
         return None
     if value.tzinfo is None:
@@ -272,7 +273,7 @@ def epoch_ms(value: datetime | None, field: str) -> int | None:
         micros = (value - _EPOCH) // timedelta(microseconds=1)
     except (OverflowError, OSError, ValueError) as exc:
         raise InvalidTimestamp(f"{field}: timestamp out of range") from exc
-    return -(-micros // 1000)
+    return -(-micros // 1000) if up else micros // 1000
 
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)

@@ -8,6 +8,7 @@ they return in the same statement as the change, and ``event_props`` /
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,6 +24,7 @@ from memexd.types import JSONObject, Row
 __all__ = [
     "CREATION_MARKS",
     "MEMORY_RETRACTED",
+    "TRACE_ID",
     "Event",
     "Origin",
     "Why",
@@ -46,6 +48,11 @@ __all__ = [
     "retraction_from_row",
     "retraction_marks",
 ]
+
+
+#: What a trace or cause id may be: a short plain token (anything else a
+#: caller sends is never stored).
+TRACE_ID = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,6 @@ archived, unlinked or changed an edge is refused whole.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -48,7 +47,6 @@ __all__ = ["MAX_UNDO", "UNDO_CAUSE", "Undo", "UndoReport"]
 UNDO_CAUSE = "trace.undo"
 #: At most this many events of one trace are taken back in one write.
 MAX_UNDO = 200_000
-_TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _UNDOABLE = frozenset({"memory.created", "memory.updated", "edge.created"})
 #: Subjects one conflict statement checks.
 _CHUNK = 20_000
@@ -85,7 +83,6 @@ class Undo:
         trace = _checked_trace(trace_id)
         why = Why(check_text(author, "author"), check_prose(reason, "reason"))
         dry = check_flag(dry_run, "dryRun")
-        await self._not_undone(trace)
         did = await self._did(trace)
         # the undo's events name the trace they take back
         undoing = Origin(trace_id=origin.trace_id, cause_id=trace)
@@ -124,7 +121,8 @@ class Undo:
 
     async def _attempt(self, trace: str, did: _Did, dry: bool, why: Why,
                        origin: Origin) -> UndoReport | None:  # fmt: skip
-        await self._not_undone(trace)  # again: a racing undo of it may have won the write
+        # every attempt: a racing undo of the trace may have won the write
+        await self._not_undone(trace)
         conflicts = await self._conflicts(trace, did)
         doomed = await self.retraction.plan(list(did.created))
         conflicts += self._linked(did, doomed)
@@ -253,7 +251,7 @@ def _conflict(subject: str, what: str, other: str, by: str | None, seen: bool) -
 
 
 def _checked_trace(value: Any) -> str:
-    if not isinstance(value, str) or not _TRACE.fullmatch(value):
+    if not isinstance(value, str) or not ev.TRACE_ID.fullmatch(value):
         raise BadUserInput("must be a trace id (1 to 128 of A-Z a-z 0-9 . _ : -)", field="traceId")
     return value
 

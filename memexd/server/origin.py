@@ -11,13 +11,12 @@ from typing import Any
 from starlette.datastructures import Headers
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from memexd.events.vocabulary import Origin
+from memexd.events.vocabulary import TRACE_ID, Origin
 from memexd.ids import new_id
 from memexd.server.http import with_header
 
 __all__ = ["TraceIds", "origin_of"]
 
-_TRACE = re.compile(r"[A-Za-z0-9._:-]{1,128}")
 _TRACEPARENT = re.compile(r"[0-9a-f]{2}-([0-9a-f]{32})-[0-9a-f]{16}-[0-9a-f]{2}")
 
 
@@ -28,9 +27,9 @@ def origin_of(headers: Any) -> Origin:
     if isinstance(headers, Headers):
         headers = _tracing(headers.raw)
     cause = headers.get("x-cause-id")
-    cause = cause if cause and _TRACE.fullmatch(cause) else None
+    cause = cause if cause and TRACE_ID.fullmatch(cause) else None
     trace = headers.get("x-trace-id")
-    if trace and _TRACE.fullmatch(trace):
+    if trace and TRACE_ID.fullmatch(trace):
         return Origin(trace_id=trace, cause_id=cause)
     parent = _TRACEPARENT.fullmatch(headers.get("traceparent", ""))
     return Origin(trace_id=parent.group(1) if parent else None, cause_id=cause)
