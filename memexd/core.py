@@ -181,7 +181,7 @@ class Memex:
 
     @cached_property
     def retrieval(self) -> Retrieval:
-        return Retrieval(self.graph, self.limits, self.item_reads)
+        return Retrieval(self.graph, self.limits, self.item_reads, self.trust.of)
 
 
 def _embedder(settings: Settings) -> Embedder | None:

@@ -160,6 +160,9 @@ class DiversityOptions:
 
 _BUDGET = "Total budget (>= 0); an item is taken when its cost fits what is left."
 _NOW = "The time decay is computed at (naive: UTC); default: now."
+_TRUST = ("Score each candidate with its effective authority (trust along provenance, SPEC "
+          "§14) instead of its own: a conclusion from weak support sinks. RESOURCE_EXHAUSTED "
+          "when the candidates' provenance passes the traversal limits.")  # fmt: skip
 
 
 @strawberry.input(description="Greedy packing of the best-scoring candidates into a budget.")
@@ -169,10 +172,12 @@ class BudgetInput:
     weights: ScoreWeights = strawberry.field(description="How candidates are scored.")
     filter: MemoryFilter | None = strawberry.field(default=None, description="The candidates.")
     now: datetime | None = strawberry.field(default=None, description=_NOW)
+    trust: bool | None = strawberry.field(default=None, description=_TRUST)
 
     def draft(self) -> spec.BudgetQuery:
         return spec.BudgetQuery(self.budget, self.cost.draft(), self.weights.draft(),
-                                _filter(self.filter), _ms(self.now))  # fmt: skip
+                                _filter(self.filter), _ms(self.now),
+                                trust=bool(self.trust))  # fmt: skip
 
 
 @strawberry.input(description="filter → score → contradiction policy → diversity → budget packing.")
@@ -188,13 +193,15 @@ class SmartRetrievalInput:
         default=None, description="Penalties for repeated authors, parents, source kinds."
     )
     now: datetime | None = strawberry.field(default=None, description=_NOW)
+    trust: bool | None = strawberry.field(default=None, description=_TRUST)
 
     def draft(self) -> spec.BudgetQuery:
         policy = None if self.contradictions is None else self.contradictions.value
         diversity = None if self.diversity is None else self.diversity.draft()
         return spec.BudgetQuery(self.budget, self.cost.draft(), self.weights.draft(),
                                 _filter(self.filter), _ms(self.now), smart=True,
-                                contradictions=policy, diversity=diversity)  # fmt: skip
+                                contradictions=policy, diversity=diversity,
+                                trust=bool(self.trust))  # fmt: skip
 
 
 def scored_query(weights: ScoreWeights, options: ScoredQueryOptions | None) -> spec.ScoredQuery:
@@ -227,7 +234,7 @@ def _ms(value: datetime | None) -> int | None:
     "+ importance) · decay - penalty)."
 )
 class ScoreBreakdown:
-    authority: float = strawberry.field(description="Weight · authority.")
+    authority: float = strawberry.field(description="Weight · authority (its effective authority when weighed by trust).")
     conviction: float = strawberry.field(description="Weight · conviction (absent: 0).")
     importance: float = strawberry.field(description="Weight · importance (absent: 0).")
     decay: float = strawberry.field(description="The decay multiplier (1 without decay).")

@@ -594,6 +594,22 @@ async def test_scored_items_match_memex(
 async def test_budget_and_smart_retrieval_match_memex(
     api: Api, w: dict[str, Any], weights: dict[str, Any], data: st.DataObject
 ) -> None:
+    await match_memex(api, w, weights, data, trust=False)
+
+
+@PROPERTIES
+@given(w=worlds(), weights=weights, data=st.data())
+async def test_retrieval_weighed_by_trust_is_memex_over_effective_authorities(
+    api: Api, w: dict[str, Any], weights: dict[str, Any], data: st.DataObject
+) -> None:
+    """With ``trust``, the answer is MemEX's over the same items with their
+    effective authorities (SPEC §14) as their authorities."""
+    await match_memex(api, w, weights, data, trust=True)
+
+
+async def match_memex(
+    api: Api, w: dict[str, Any], weights: dict[str, Any], data: st.DataObject, *, trust: bool
+) -> None:
     state = await build(api, w)
     budget = data.draw(st.sampled_from([0, 1, 2.5, 3, 7, 50, 1000]))
     model = data.draw(st.sampled_from(["UNIT", "CONTENT_CHARS", "CONTENT_TOKENS", "META_FIELD"]))
@@ -601,7 +617,8 @@ async def test_budget_and_smart_retrieval_match_memex(
     diversity = data.draw(diversities)
     first_page = data.draw(st.sampled_from([1, 2, 5, None]))
     memexd = Memex(api.store, Settings())
-    service = Retrieval(memexd.graph, memexd.limits, memexd.item_reads, first_page=first_page)
+    service = Retrieval(memexd.graph, memexd.limits, memexd.item_reads, memexd.trust.of,
+                        first_page=first_page)  # fmt: skip
     draft = spec.BudgetQuery(
         budget, spec.Cost(model, "cost" if model == "META_FIELD" else None),
         spec.Weights(weights["authority"], weights["conviction"], weights["importance"],
@@ -609,7 +626,10 @@ async def test_budget_and_smart_retrieval_match_memex(
         _scope(w["scope"]), NOW, contradictions=policy,
         diversity=None if diversity is None else spec.Diversity(
             diversity["authorPenalty"], diversity["parentPenalty"], diversity["sourcePenalty"]),
+        trust=trust,
     )  # fmt: skip
+    if trust:
+        state = await effective(memexd, state)
     common = {"budget": budget, "cost_fn": cost_fn(model), "weights": to_memex(weights),
               "filter": {"scope_prefix": w["scope"]}}  # fmt: skip
     with clock(NOW):
@@ -620,6 +640,14 @@ async def test_budget_and_smart_retrieval_match_memex(
     explained = await service.explain(draft)
     same(explained.items, want)
     assert len(explained.items) + len(explained.excluded) == explained.examined
+
+
+async def effective(memexd: Memex, state: GraphState) -> GraphState:
+    """The state with each live item's authority its effective one."""
+    trusted = await memexd.trust.of(list(state.items))
+    items = {i: item.model_copy(update={"authority": trusted[i].value}) if i in trusted else item
+             for i, item in state.items.items()}  # fmt: skip
+    return GraphState(items=items, edges=state.edges)
 
 
 def _decay(d: dict[str, Any] | None) -> DecayConfig | None:

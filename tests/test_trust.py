@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from memexd.ids import new_id
+from tests.conftest import ApiFactory
 from tests.support import Api
 
 CREATE = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
@@ -168,3 +169,37 @@ async def test_recall_can_weigh_hits_by_trust(searching: Api) -> None:
     assert [h["item"]["id"] for h in weighed] == [alone, weakly]  # 0.9 resting on 0.1
     weights = {"value": 0.1, "own": 0.9, "trustPath": [base, weakly], "weight": 0.5}
     assert weighed[1]["why"]["authority"] == {**weights, "factor": pytest.approx(0.55)}
+
+
+SMART = """query($i: SmartRetrievalInput!) {
+  smartRetrieve(input: $i) { item { id } score breakdown { authority } } }"""
+
+
+async def test_retrieval_can_weigh_candidates_by_trust(api: Api) -> None:
+    base, weakly, alone = new_id(), new_id(), new_id()
+    scope = f"t:{new_id()}"
+    await load(api, [row(base, 0.1, [], scope=f"{scope}:base"), row(weakly, 0.9, [base], scope),
+                     row(alone, 0.6, [], scope)])  # fmt: skip
+    asked = {"budget": 10, "cost": {"model": "UNIT"}, "weights": {"authority": 1.0},
+             "filter": {"scope": scope}}  # fmt: skip
+    own = (await api.ok(SMART, i=asked))["smartRetrieve"]
+    assert [(h["item"]["id"], h["score"]) for h in own] == [(weakly, 0.9), (alone, 0.6)]
+    weighed = (await api.ok(SMART, i={**asked, "trust": True}))["smartRetrieve"]
+    assert [(h["item"]["id"], h["score"]) for h in weighed] == [(alone, 0.6), (weakly, 0.1)]
+    assert weighed[1]["breakdown"]["authority"] == 0.1  # 0.9 resting on 0.1
+    budget = "query($i: BudgetInput!) { itemsByBudget(input: $i) { item { id } } }"
+    packed = (await api.ok(budget, i={**asked, "budget": 1, "trust": True}))["itemsByBudget"]
+    assert [h["item"]["id"] for h in packed] == [alone]
+
+
+async def test_trust_past_the_traversal_limits_is_resource_exhausted(make_api: ApiFactory) -> None:
+    api = await make_api(traversal_max_nodes=50)
+    ids = [new_id() for _ in range(80)]
+    scope = f"t:{new_id()}"
+    await load(api, [row(x, 0.5, ids[i - 1 : i], scope) for i, x in enumerate(ids)])
+    asked = {"budget": 1, "cost": {"model": "UNIT"}, "weights": {"authority": 1.0},
+             "filter": {"ids": ids[-1:]}, "trust": True}  # fmt: skip
+    before = await api.snapshot()
+    assert await api.codes(SMART, i=asked) == ["RESOURCE_EXHAUSTED"]
+    assert await api.snapshot() == before
+    assert (await api.ok(SMART, i={**asked, "trust": False}))["smartRetrieve"]

@@ -30,7 +30,7 @@ from memexd.retrieval.contradictions import losers
 from memexd.retrieval.cost import cost_of
 from memexd.retrieval.diversity import Diversifier
 from memexd.retrieval.spec import Plan
-from memexd.retrieval.stream import Row, Stream
+from memexd.retrieval.stream import Candidates, Row
 
 __all__ = ["Outcome", "Pipeline"]
 
@@ -50,7 +50,7 @@ class Outcome:
 
 
 class Pipeline:
-    def __init__(self, plan: Plan, stream: Stream, *, max_items: int, max_rows: int) -> None:
+    def __init__(self, plan: Plan, stream: Candidates, *, max_items: int, max_rows: int) -> None:
         self.plan = plan
         self.stream = stream
         self.max_rows = max_rows

@@ -56,10 +56,13 @@ def decay_multiplier(spec: ScoreSpec, created_at: int) -> float:
     return float((1.0 - spec.rate) ** math.floor(intervals))
 
 
-def breakdown(spec: ScoreSpec, item: Item, score: float) -> Breakdown:
-    """The parts of ``score`` (the database's) for ``item``."""
+def breakdown(
+    spec: ScoreSpec, item: Item, score: float, *, authority: float | None = None
+) -> Breakdown:
+    """The parts of ``score`` for ``item``; ``authority``: the one it was
+    scored with, when not its own (its effective authority, weighed by trust)."""
     return Breakdown(
-        authority=spec.authority * item.authority,
+        authority=spec.authority * (item.authority if authority is None else authority),
         conviction=spec.conviction * (item.conviction or 0.0),
         importance=spec.importance * (item.importance or 0.0),
         decay=decay_multiplier(spec, item.created_at),

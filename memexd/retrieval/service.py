@@ -35,7 +35,8 @@ from memexd.retrieval.spec import (
     check_scored,
     filter_fragment,
 )
-from memexd.retrieval.stream import FIRST_PAGE, Stream
+from memexd.retrieval.stream import FIRST_PAGE, Candidates, Stream
+from memexd.retrieval.trusted import TrustedStream, TrustOf, trusted_score
 
 __all__ = ["Explanation", "Retrieval", "Scored"]
 
@@ -69,11 +70,13 @@ class Explanation:
 
 class Retrieval:
     def __init__(
-        self, graph: Graph, limits: Limits, reads: ItemReads, *, first_page: int | None = None
-    ) -> None:
+        self, graph: Graph, limits: Limits, reads: ItemReads, trust: TrustOf, *,
+        first_page: int | None = None,
+    ) -> None:  # fmt: skip
         self.graph = graph
         self.limits = limits
         self.reads = reads
+        self.trust = trust
         #: rows in a stream's first page (``None``: sized from the request)
         self.first_page = first_page
 
@@ -120,7 +123,10 @@ class Retrieval:
         first = self.first_page or _first_page(plan, push_down, self.limits.max_page)
         stream = Stream(self.graph, plan, push_down=push_down, first=first,
                         page_max=self.limits.max_page)  # fmt: skip
-        pipeline = Pipeline(plan, stream, max_items=self.limits.max_page,
+        candidates: Candidates = stream
+        if plan.trust:
+            candidates = TrustedStream(stream, plan, self.trust, max_rows=self.limits.max_offset)
+        pipeline = Pipeline(plan, candidates, max_items=self.limits.max_page,
                             max_rows=self.limits.max_offset)  # fmt: skip
         return await pipeline.run()
 
@@ -158,7 +164,16 @@ class Retrieval:
             "retrieval_candidates", {"ids": wanted, **plan.score.params()},
             filter=plan.filter, **slots(self.graph, plan.score),
         )  # fmt: skip
-        return {r["id"]: (exact(r["exact"]), tuple(r["superseded_by"] or ())) for r in rows}
+        found = {r["id"]: (exact(r["exact"]), tuple(r["superseded_by"] or ())) for r in rows}
+        return await self._trusted(plan, found) if plan.trust and found else found
+
+    async def _trusted(
+        self, plan: Plan, found: dict[str, tuple[float, tuple[str, ...]]]
+    ) -> dict[str, tuple[float, tuple[str, ...]]]:
+        """Candidates' scores weighed by trust, as the stream weighs them."""
+        trusted, items = await self.trust(list(found)), await self.reads.fetch(list(found))
+        return {i: (s if i not in items else trusted_score(plan, items[i], s, trusted.get(i)), by)
+                for i, (s, by) in found.items()}  # fmt: skip
 
     async def _verdicts(
         self, plan: Plan, outcome: Outcome, excluded: list[Exclusion], asked: list[str]
@@ -196,5 +211,6 @@ def _first_page(plan: Plan, push_down: bool, page_max: int) -> int:
 
 
 def _explained(spec: ScoreSpec, item: Item, e: Entry) -> Breakdown:
-    parts = breakdown(spec, item, e.row.score)
+    trusted = None if e.row.trust is None else min(item.authority, e.row.trust.value)
+    parts = breakdown(spec, item, e.row.score, authority=trusted)
     return parts if e.penalty is None else e.penalty.on(parts)

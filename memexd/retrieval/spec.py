@@ -103,6 +103,8 @@ class BudgetQuery:
     smart: bool = False
     contradictions: Any = None  # None | FILTER | SURFACE
     diversity: Diversity | None = None
+    #: weigh candidates by their effective authority (SPEC §14)
+    trust: Any = False
 
 
 # ---------------------------------------------------------------- specs
@@ -168,6 +170,8 @@ class Plan:
     #: FILTER or SURFACE (smartRetrieve only); ``None``: no policy
     policy: str | None
     penalties: Penalties | None
+    #: scored with effective authorities (:mod:`memexd.retrieval.trusted`)
+    trust: bool = False
 
 
 # ---------------------------------------------------------------- checks
@@ -221,9 +225,12 @@ def check_plan(q: BudgetQuery, limits: Limits, graph: Graph) -> Plan:
             raise BadUserInput(f"unknown policy {q.contradictions!r}", field="contradictions")
         policy = q.contradictions
     penalties = _penalties(q.diversity) if q.smart and q.diversity is not None else None
+    if not isinstance(q.trust, bool):
+        raise BadUserInput("must be true or false", field="trust")
     flt = filter_fragment(graph, limits, score.now_ms, q.filter, None)
     return Plan(budget, cost, score, flt, policy,
-                penalties if penalties is not None and penalties.active else None)  # fmt: skip
+                penalties if penalties is not None and penalties.active else None,
+                q.trust)  # fmt: skip
 
 
 def filter_fragment(

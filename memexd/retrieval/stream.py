@@ -17,15 +17,16 @@ sums up what lies past the cursor.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from memexd.graph import Graph
 from memexd.graph.numbers import exact
+from memexd.integrity.trust import Trusted
 from memexd.retrieval.scoring import slots
 from memexd.retrieval.spec import Plan
 from memexd.types import Row as DbRow
 
-__all__ = ["FIRST_PAGE", "Row", "Stream", "Tail"]
+__all__ = ["FIRST_PAGE", "Candidates", "Row", "Stream", "Tail"]
 
 FIRST_PAGE = 64
 GROWTH = 4
@@ -50,6 +51,8 @@ class Row:
     superseded_by: tuple[str, ...]
     #: active CONTRADICTS edges: (edge id, the other item, the edge's log position)
     contradicts: tuple[tuple[str, str, int], ...]
+    #: its trust, when the retrieval weighs by it (``score`` is then the trusted one)
+    trust: Trusted | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,6 +66,25 @@ class Tail:
     groups: list[tuple[str, str, float]]
     #: whether more groups exist than ``groups`` lists
     truncated: bool
+
+
+class Candidates(Protocol):
+    """What the pipeline reads: candidates best first, a page at a time."""
+
+    push_down: bool
+
+    @property
+    def read(self) -> int: ...
+
+    @property
+    def exhausted(self) -> bool: ...
+
+    @property
+    def last_score(self) -> float: ...
+
+    async def next(self, remaining: float) -> list[Row]: ...
+
+    async def tail(self, remaining: float) -> Tail: ...
 
 
 class Stream:
