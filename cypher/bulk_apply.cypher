@@ -3,7 +3,9 @@
 // read: every updated and every retracted item still live at the version
 // read, the live edges touching the retracted items exactly $edge_ids, and
 // every edge of $unlinked ({edge_id, version}: edges retracted alone, an
-// undo's) live at its version. Updated items take their new properties;
+// undo's) live at its version, and each retracted item with `children` set
+// (an undo's) still the live parent of exactly that many items (all retracted
+// with it: a child another command made since stops the write). Updated items take their new properties;
 // retracted items and those edges become tombstones, as in item_retract; the
 // events are logged in the batch's order. $undo: the record of an undo (an
 // Undo node), or null. An update may move the item's scope (its root
@@ -27,6 +29,8 @@ CALL {
   UNWIND $doomed AS d
   MATCH (n:Item {id: d.id})
   WHERE n.retracted = false AND n.version = d.version AND @writable(n)
+  WITH d, n, size([(n)<-[:PARENT]-(kid:Item) WHERE kid.retracted = false | kid]) AS kids
+  WHERE d.children IS NULL OR kids = d.children
   RETURN collect({node: n, event_id: d.event_id, at: d.at}) AS gone
 }
 CALL {

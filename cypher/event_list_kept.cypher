@@ -3,7 +3,8 @@
 // filtered as event_list (which reads the event nodes): an item's
 // memory.created event while the item is as created (at its seq; its time is
 // logged_at, or the item's created_at when not kept), and a retracted item's
-// memory.retracted event (at retracted_seq). Each part is limited alone; the
+// memory.retracted event (at retracted_seq; its cause_type is memory.retract
+// unless the item kept another, an undo's). Each part is limited alone; the
 // caller merges them by position.
 // @params after upto namespaces types scope_prefix item_ids limit readable
 MATCH (n:Item)
@@ -18,7 +19,7 @@ ORDER BY n.seq
 LIMIT $limit
 RETURN 'memory.created' AS type, @item(n) AS item, n.seq AS seq, null AS id,
   n.logged_at AS ts, null AS author, null AS reason, n.log_trace AS trace_id,
-  n.log_cause AS cause_id
+  n.log_cause AS cause_id, null AS cause_type
 UNION ALL
 MATCH (n:Item)
 WHERE n.retracted_seq > $after AND n.retracted_seq <= $upto
@@ -32,4 +33,5 @@ ORDER BY n.retracted_seq
 LIMIT $limit
 RETURN 'memory.retracted' AS type, @item(n) AS item, n.retracted_seq AS seq,
   n.retracted_event AS id, n.retracted_at AS ts, n.retracted_by AS author,
-  n.retracted_reason AS reason, n.retracted_trace AS trace_id, n.retracted_cause AS cause_id
+  n.retracted_reason AS reason, n.retracted_trace AS trace_id, n.retracted_cause AS cause_id,
+  n.retracted_cause_type AS cause_type

@@ -58,7 +58,8 @@ FOREACH (n IN CASE WHEN ok THEN [] ELSE doomed END |
   SET n.retracted_by = null
   SET n.retracted_reason = null
   SET n.retracted_trace = null
-  SET n.retracted_cause = null)
+  SET n.retracted_cause = null
+  SET n.retracted_cause_type = null)
 FOREACH (n IN CASE WHEN ok OR NOT $closed THEN [] ELSE doomed + newcomers END |
   SET n.fence_until = timestamp() + $fence_ms)
 FOREACH (n IN CASE WHEN ok THEN [f IN doomed WHERE f.fence_until IS NOT NULL] ELSE [] END |

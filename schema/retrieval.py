@@ -234,7 +234,9 @@ def _ms(value: datetime | None) -> int | None:
     "+ importance) · decay - penalty)."
 )
 class ScoreBreakdown:
-    authority: float = strawberry.field(description="Weight · authority (its effective authority when weighed by trust).")
+    authority: float = strawberry.field(
+        description="Weight · authority (its effective authority when weighed by trust)."
+    )
     conviction: float = strawberry.field(description="Weight · conviction (absent: 0).")
     importance: float = strawberry.field(description="Weight · importance (absent: 0).")
     decay: float = strawberry.field(description="The decay multiplier (1 without decay).")

@@ -26,6 +26,7 @@ RETRACT = 'mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id 
 ITEM = f"query($id: ID!) {{ item(id: $id, includeRetracted: true) {{ {ITEM_FIELDS} }} }}"
 REPLAY = """mutation($c: JSON!) { replayCommands(commands: $c) { applied } }"""
 IMPORT = """mutation($s: JSON!) { importSlice(slice: $s) { created { memories } } }"""
+LOG = "query($ids: [ID!]) { events(limit: 100, filter: {itemIds: $ids}) { type payload } }"
 
 
 def row(n: int, **extra: Any) -> dict[str, Any]:
@@ -64,6 +65,10 @@ async def test_an_ingest_is_taken_back_whole(api: Api) -> None:
     assert kinds.count("memory.retracted") == 3
     assert kinds.count("edge.retracted") == 1
     assert {e["causeId"] for e in done["events"]} == {"ingest-1"}  # they name the trace
+    assert {e["payload"]["cause_type"] for e in done["events"]} == {"trace.undo"}
+    logged = (await api.ok(LOG, ids=ids))["events"]  # the log says so too
+    retracted = [e for e in logged if e["type"] == "memory.retracted"]
+    assert [e["payload"]["cause_type"] for e in retracted] == ["trace.undo"] * 3
     assert all(e["traceId"] not in (None, "ingest-1") for e in done["events"])
     # an undo of an undone trace is refused, and writes nothing
     after = await api.snapshot()
@@ -193,3 +198,23 @@ async def test_a_conflict_the_caller_cannot_read_stops_it_unnamed(api: Api) -> N
     ]
     assert child not in report["conflicts"][0]
     assert "theirs-1" not in report["conflicts"][0]
+
+
+async def test_a_child_made_after_the_check_stops_the_write(api: Api) -> None:
+    """The undo's write checks each retracted item's live children against
+    the count its plan read: a child another command made between the
+    conflict check and the write leaves everything as it was."""
+    made = await traced(api, "ingest-9", CREATE, i=[row(1)])
+    parent = made["createItems"]["items"][0]["id"]
+    await traced(api, "other-9", CREATE, i=[row(2, parents=[parent])])
+    stored = await api.graph.read("item_get", {"ids": [parent], "include_retracted": False})
+    version = stored[0]["item"]["version"]
+    doomed = {"id": parent, "version": version, "event_id": str(uuid7_at(0)), "at": 0}
+    params = {"updates": [], "edge_ids": [], "unlinked": [], "undo": None, "events": [],
+              "count": 1, "marks": {"retracted_by": "ops"}}  # fmt: skip
+    before = await api.snapshot()
+    stale = await api.graph.write("bulk_apply", {**params, "doomed": [{**doomed, "children": 0}]})
+    assert stale[0]["ok"] is False
+    assert await api.snapshot() == before
+    fresh = await api.graph.write("bulk_apply", {**params, "doomed": [{**doomed, "children": 1}]})
+    assert fresh[0]["ok"] is True  # the same write with the count read now goes through

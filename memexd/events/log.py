@@ -113,7 +113,7 @@ class EventLog:
             return builtins.list(events)
         items = await ItemReads(self.graph, self.limits).fetch(deferred, include_retracted=True)
         return [e if e.payload is not None else
-                replace(e, payload=retracted_payload(items.get(e.subject or "")))
+                replace(e, payload=retracted_payload(items.get(e.subject or ""), e.cause_type))
                 for e in events]  # fmt: skip
 
     async def read(

@@ -93,6 +93,9 @@ class Event:
     item_ids: tuple[str, ...] = ()
     #: ``payload`` already serialised, when the command had it at hand.
     payload_json: str | None = field(default=None, compare=False, repr=False)
+    #: A payload left for later (memory.retracted)'s cause type, when not
+    #: its usual one (an undo's retractions are ``trace.undo``).
+    cause_type: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,25 +241,29 @@ _RETRACTED = (MEMORY_RETRACTED, "memory.retract")
 
 
 def memory_retracted(
-    item_id: str, scope: str, origin: Origin, why: Why, ts: int, *, event_id: str | None = None
-) -> Event:
+    item_id: str, scope: str, origin: Origin, why: Why, ts: int, *, event_id: str | None = None,
+    cause: str | None = None,
+) -> Event:  # fmt: skip
     """The whole item as it was when retracted: its payload is left to
     :func:`retracted_payload`, from the item once it is retracted. The item
     keeps the event (:func:`retraction_marks`,
     :func:`retraction_from_row`; docs/events.md, "Storage"). ``event_id``:
-    drawn already (``memexd.memory.retraction.RetractionEvents``)."""
+    drawn already (``memexd.memory.retraction.RetractionEvents``); ``cause``:
+    the command's cause type, when not ``memory.retract``."""
     return Event(id=event_id or new_id(), namespace="memory", type=MEMORY_RETRACTED, ts=ts,
                  payload=None, trace_id=origin.trace_id, cause_id=origin.cause_id,
                  author=why.author, reason=why.reason, scope=scope, scopes=(scope,),
-                 subject=item_id, item_ids=(item_id,))  # fmt: skip
+                 subject=item_id, item_ids=(item_id,),
+                 cause_type=None if cause == _RETRACTED[1] else cause)  # fmt: skip
 
 
-def retracted_payload(item: Item | None) -> JSONObject:
+def retracted_payload(item: Item | None, cause: str | None = None) -> JSONObject:
     """A memory.retracted event's payload, from its retracted item (a
-    retracted item keeps what it held when retracted)."""
+    retracted item keeps what it held when retracted) and the cause type
+    it kept when not ``memory.retract``."""
     if item is None:  # the log and the graph disagree
         raise StorageError("a memory.retracted event without its item")
-    return _payload(*_RETRACTED, "item", item_json(item))
+    return _payload(_RETRACTED[0], cause or _RETRACTED[1], "item", item_json(item))
 
 
 def memory_archived(item: Item, origin: Origin, why: Why, archived: bool) -> Event:
@@ -379,9 +386,12 @@ def event_props(event: Event) -> dict[str, Any]:
 def retraction_marks(event: Event) -> JSONObject:
     """What a retracted item keeps of its memory.retracted event, besides the
     event's id and position (the same for every item of one command)."""
+    cause = event.cause_type if event.payload is None else event.payload.get("cause_type")
     return present({"retracted_at": event.ts, "retracted_by": event.author,
                     "retracted_reason": event.reason, "retracted_trace": event.trace_id,
-                    "retracted_cause": event.cause_id})  # fmt: skip
+                    "retracted_cause": event.cause_id,
+                    # kept only when not the usual (an undo's retractions)
+                    "retracted_cause_type": None if cause == _RETRACTED[1] else cause})  # fmt: skip
 
 
 def retraction_from_row(row: Row) -> Event:
@@ -390,7 +400,7 @@ def retraction_from_row(row: Row) -> Event:
     item = item_from_row(row["item"])
     return Event(
         id=row["id"], namespace="memory", type=MEMORY_RETRACTED, ts=int(row["ts"]),
-        payload=retracted_payload(item), trace_id=row.get("trace_id"),
+        payload=retracted_payload(item, row.get("cause_type")), trace_id=row.get("trace_id"),
         cause_id=row.get("cause_id"), author=row.get("author"), reason=row.get("reason"),
         scope=item.scope, subject=item.id,
     )  # fmt: skip

@@ -11,14 +11,15 @@ or built on what the trace touched stops the undo: the report names each,
 and nothing is written; a dry run reports the plan and writes nothing.
 
 Undone events name the trace they take back in their ``cause_id`` (the undo's
-own trace is theirs), and their ``cause_type`` is ``trace.undo``, but for
-retractions, which items keep (their ``cause_type`` stays ``memory.retract``).
+own trace is theirs), and their ``cause_type`` is ``trace.undo`` (a retracted
+item keeps it beside its memory.retracted event).
 Only creations, updates and new edges are taken back: a trace that retracted,
 archived, unlinked or changed an edge is refused whole.
 """
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
@@ -210,7 +211,8 @@ class Undo:
     def _events(self, doomed: Any, restored: dict[str, Item],
                 alone: dict[str, tuple[Edge, int, tuple[str, str]]], origin: Origin,
                 why: Why) -> list[Event]:  # fmt: skip
-        events: list[Event] = list(RetractionEvents(list(doomed), doomed, origin, why))
+        events: list[Event] = list(RetractionEvents(list(doomed), doomed, origin, why,
+                                                    UNDO_CAUSE))  # fmt: skip
         events += [_undoing(ev.memory_updated(i, origin, why)) for i in restored.values()]
         events += [_undoing(ev.edge_retracted(e, origin, why, scopes=s))
                    for e, _, s in alone.values()]  # fmt: skip
@@ -230,10 +232,12 @@ class Undo:
                             "removed": removed, "created": ev.creation_record(now),
                             "reembed": now.content != before.content})  # fmt: skip
         kept, logged = placement(events)
+        # each doomed item's live children, all doomed too (another's is a conflict)
+        children = Counter(p for d in doomed.values() for p in set(d.parents) if p in doomed)
         params = {
             "updates": updates,
-            "doomed": [{"id": i, "version": d.version, "event_id": kept[i][0], "at": kept[i][1]}
-                       for i, d in doomed.items()],
+            "doomed": [{"id": i, "version": d.version, "event_id": kept[i][0], "at": kept[i][1],
+                        "children": children.get(i, 0)} for i, d in doomed.items()],
             "edge_ids": sorted({e.edge_id for d in doomed.values() for e, _ in d.edges}),
             "unlinked": [{"edge_id": i, "version": v} for i, (_, v, _) in alone.items()],
             "undo": {"trace": trace, "by": origin.trace_id, "at": events[0].ts if events else 0},

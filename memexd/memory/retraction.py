@@ -158,9 +158,10 @@ class RetractionEvents(LazyEvents):
     took 38 ms of its 0.5 s)."""
 
     def __init__(
-        self, order: Sequence[str], plan: dict[str, Doomed], origin: Origin, why: Why
-    ) -> None:
-        self._plan, self._origin, self._why = plan, origin, why
+        self, order: Sequence[str], plan: dict[str, Doomed], origin: Origin, why: Why,
+        cause: str = "memory.retract",
+    ) -> None:  # fmt: skip
+        self._plan, self._origin, self._why, self._cause = plan, origin, why, cause
         self._ts = time.time_ns() // 1_000_000  # one command, one time
         #: an item id stands for its memory.retracted event (id in _ids)
         self._entries: list[str | Event] = []
@@ -172,7 +173,7 @@ class RetractionEvents(LazyEvents):
             for edge, scopes in plan[item_id].edges:
                 if edge.edge_id not in reported:
                     reported.add(edge.edge_id)
-                    event = ev.edge_retracted(edge, origin, why, cause="memory.retract",
+                    event = ev.edge_retracted(edge, origin, why, cause=cause,
                                               scopes=scopes, ts=self._ts)  # fmt: skip
                     self._entries.append(event)
 
@@ -202,7 +203,8 @@ class RetractionEvents(LazyEvents):
         if not isinstance(entry, str):
             return entry
         return ev.memory_retracted(entry, self._plan[entry].scope, self._origin, self._why,
-                                   self._ts, event_id=self._ids[entry])  # fmt: skip
+                                   self._ts, event_id=self._ids[entry],
+                                   cause=self._cause)  # fmt: skip
 
     def _make(self) -> list[Event]:
         return [self._event(entry) for entry in self._entries]
