@@ -9,6 +9,7 @@ import asyncio
 import subprocess
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -29,7 +30,7 @@ from tests.processes import MEMEXD, environment, serve, stop
 QUIET = {"MEMEXD_LOG_LEVEL": "warning"}
 TOOLS = {"remember", "recall", "context", "why", "impact", "forget", "link",
          "contradictions", "resolve_contradiction", "plan", "add_task", "move_task",
-         "move_intent", "plans"}  # fmt: skip
+         "move_intent", "plans", "as_of", "undo"}  # fmt: skip
 MISSING = "01a00000-0000-7000-8000-000000000000"
 
 
@@ -327,6 +328,51 @@ async def test_credentials_are_checked_before_the_protocol(server: dict[str, str
     assert "Server returned an error response" in repr(caught.value)
 
 
+async def test_undo_takes_back_what_a_call_did_and_as_of_tells_what_was(
+    server: dict[str, str],
+) -> None:
+    async with over_http(server["url"], server["agent"]) as client:
+        keep = await remember(client, "the staging database is pg-7")
+        made = await call(client, "remember", content="the staging database is pg-9",
+                          scope="agents/a/notes", parents=[keep])  # fmt: skip
+        wrong, trace = made["item"]["id"], made["trace_id"]
+        other = await call(client, "remember", content="x", scope="agents/a/notes")
+        assert trace
+        assert trace != other["trace_id"]  # a trace a call
+        at = await server_now(server)
+        plan = await call(client, "undo", trace_id=trace)  # a dry run unless told
+        assert (plan["dry_run"], plan["retracted_item_ids"], plan["conflicts"]) == (
+            True, [wrong], [])  # fmt: skip
+        done = await call(client, "undo", trace_id=trace, dry_run=False, reason="wrong db")
+        assert (done["dry_run"], done["retracted_item_ids"]) == (False, [wrong])
+        assert "CONFLICT" in await refused(client, "undo", trace_id=trace, dry_run=False)
+        then = await call(client, "as_of", id=wrong, at=at, support=True)
+        assert then["item"]["id"] == wrong
+        assert then["item"]["retracted"] is False
+        assert [i["id"] for i in then["support"]] == [keep]
+        assert "BAD_USER_INPUT" in await refused(client, "undo", trace_id="no such trace")
+        assert "INVALID_TIMESTAMP" in await refused(client, "as_of", id=keep, at="yesterday")
+        assert "BAD_USER_INPUT" in await refused(
+            client, "as_of", id=keep, at="2999-01-01T00:00:00Z"
+        )
+    async with over_http(server["url"], server["reader"]) as reader:
+        kept = await call(reader, "as_of", id=keep, at=at)
+        assert kept["item"]["id"] == keep
+    async with over_http(server["url"], server["agent"]) as client:
+        mine = await call(client, "remember", content="t", scope="agents/a/notes")
+    async with over_http(server["url"], server["other"]) as other:
+        assert "FORBIDDEN" in await refused(other, "undo", trace_id=mine["trace_id"],
+                                            dry_run=False)  # fmt: skip
+
+
+async def server_now(server: dict[str, str]) -> str:
+    """An instant after everything so far (the server shares this clock)."""
+    await asyncio.sleep(0.01)
+    now = datetime.now(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    await asyncio.sleep(0.01)
+    return now
+
+
 # ---------------------------------------------------------------- over stdio
 
 
@@ -346,6 +392,9 @@ async def test_stdio_on_its_own(tmp_path: Path, graph_engine: Engine) -> None:
         assert (await call(client, "impact", id=root))["count"] == 2
         assert (await call(client, "why", id=leaf))["nodes"][1]["item"]["id"] == root
         assert "MEMORY_NOT_FOUND" in await refused(client, "why", id=MISSING)
+        slip = await call(client, "remember", content="a mistake", scope="me/")
+        undone = await call(client, "undo", trace_id=slip["trace_id"], dry_run=False)
+        assert undone["retracted_item_ids"] == [slip["item"]["id"]]  # that call alone
     grants = ("--grant", "read:me/")
     narrowed = stdio("--data-dir", data, *grants, engine=graph_engine)
     async with Client(narrowed, cache=None) as client:

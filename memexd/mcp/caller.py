@@ -20,6 +20,7 @@ from memexd.access.grants import Access
 from memexd.core import Memex
 from memexd.errors import StorageUnavailable, Unauthenticated
 from memexd.events.vocabulary import Origin
+from memexd.ids import new_id
 from memexd.server.origin import origin_of
 
 __all__ = ["ACCESS_KEY", "Bind", "Caller", "Fixed", "FromRequest"]
@@ -49,13 +50,14 @@ class Bind:
 
 
 class Fixed(Bind):
-    """Every call as ``memex``'s caller (stdio: one process, one caller)."""
+    """Every call as ``memex``'s caller (stdio: one process, one caller),
+    each under a trace of its own (an undo takes one call back)."""
 
     def __init__(self, memex: Memex) -> None:
-        self.caller = Caller(memex, Origin())
+        self.memex = memex
 
     def of(self, request: ServerRequestContext[Any, Any]) -> Caller:
-        return self.caller
+        return Caller(self.memex, Origin(trace_id=new_id()))
 
 
 class FromRequest(Bind):

@@ -94,7 +94,7 @@ class IntegrityTools:
         """Relate two items you already have."""
         caller = self.bind(ctx)
         made = await link_items(caller, a, b, kind, caller.name if author is None else author)
-        return answer(f"Linked {made}", {"link": made})
+        return answer(f"Linked {made}", {"link": made, "trace_id": caller.origin.trace_id})
 
     async def contradictions(self, ctx: Context[Any, Any], limit: Limit = 20) -> CallToolResult:
         """Active contradictions between live items you can read, each pair

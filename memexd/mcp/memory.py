@@ -94,7 +94,8 @@ class MemoryTools:
         item = created[0]
         made = [await link_items(caller, item.id, x.to, x.kind, draft.author) for x in wanted]
         text = f"Remembered {item_line(item)}" + "".join(f"\nLinked {m}" for m in made)
-        return answer(text, {"item": item_data(item), "links": made})
+        return answer(text, {"item": item_data(item), "links": made,
+                             "trace_id": caller.origin.trace_id})  # fmt: skip
 
     async def recall(
         self,

@@ -18,6 +18,7 @@ from memexd.errors import MemexError
 from memexd.mcp.answers import item_data
 from memexd.mcp.caller import Bind
 from memexd.mcp.changes import ItemChanges, ListenGuard
+from memexd.mcp.history import HistoryTools
 from memexd.mcp.integrity import IntegrityTools
 from memexd.mcp.memory import MemoryTools
 from memexd.mcp.plans import PlanTools
@@ -33,6 +34,8 @@ memexd is your long-term memory: items with provenance (the items each was
 derived from), trust (authority) and typed links. Recall before you act;
 remember what you learn with its parents; ask why before you rely on
 something; check impact before you forget with cascade. Ids are UUIDs.
+What a write did can be taken back with undo and its trace id; as_of tells
+what memory held at an instant.
 """
 
 
@@ -41,7 +44,7 @@ def build_server(bind: Bind, changes: ItemChanges) -> MCPServer:
         "memexd", version=__version__, instructions=INSTRUCTIONS,
         subscriptions=changes.bus, middleware=[ListenGuard(bind, changes)],
     )  # fmt: skip
-    for tools in (MemoryTools(bind), IntegrityTools(bind), PlanTools(bind)):
+    for tools in (MemoryTools(bind), IntegrityTools(bind), PlanTools(bind), HistoryTools(bind)):
         tools.register(server)
     _resources(server, bind)
     return server
