@@ -482,6 +482,33 @@ def test_search_by_meaning_shows_what_items_say(page: Any, server: str) -> None:
     assert page.console_errors == []
 
 
+def test_search_by_meaning_can_weigh_by_trust(page: Any, server: str) -> None:
+    """A claim resting on a weak source sinks below a plain one when the
+    search weighs by trust (effective authority, SPEC §14)."""
+    from playwright.sync_api import expect
+
+    said = {"note": "the ferry to the island leaves at nine"}
+    weak = create(server, "weigh:a", content={"note": "someone on the pier"}, authority=0.1)
+    resting = create(server, "weigh:a", weak, content=said, authority=0.9)
+    alone = create(server, "weigh:a", content=said, authority=0.6)
+    deadline = time.monotonic() + 120  # embedded in the background, a moment after writing
+    while len(graphql(server, RECALLED, cue="x", p="weigh:")["recall"]) < 3:
+        assert time.monotonic() < deadline, "the items were not embedded"
+        time.sleep(0.2)
+    page.get_by_label("What do you remember about…").fill("when does the ferry leave?")
+    page.get_by_label("Scope prefix").fill("weigh:")
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator("#status")).to_have_text("3 items by meaning")
+    results = page.locator("#results .result")
+    expect(results.nth(0)).to_have_attribute("data-id", resting)  # 0.9 on its own
+    page.get_by_label("weigh by trust (what it rests on)").check()
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator("#status")).to_have_text("3 items by meaning, weighed by trust")
+    expect(results.nth(0)).to_have_attribute("data-id", alone)  # 0.9 resting on 0.1 sinks
+    shot(page, "weigh-by-trust")
+    assert page.console_errors == []
+
+
 def test_the_item_panel_shows_the_lifecycle_and_archives(page: Any, server: str) -> None:
     from playwright.sync_api import expect
 

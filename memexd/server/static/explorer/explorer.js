@@ -270,8 +270,11 @@
     var text = form.elements.text.value.trim();
     var retracted = form.elements.includeRetracted.checked;
     var byMeaning = text && !form.elements.wordsOnly.checked;
+    // by effective authority instead of the items' own (SPEC §14): recall only
+    var trusted = byMeaning && form.elements.trust.checked;
     var asked = byMeaning
-      ? gql(RECALL, { input: { cue: text, filter: filterOf(form), limit: RECALL_LIMIT } })
+      ? gql(RECALL, { input: { cue: text, filter: filterOf(form), limit: RECALL_LIMIT,
+                               trust: trusted } })
           .then(function (data) {
             var scores = {};
             data.recall.forEach(function (hit) { scores[hit.item.id] = hit.score; });
@@ -288,7 +291,7 @@
         var more = n === found.limit ? " (the first " + found.limit + ")" : "";
         var live = byMeaning && retracted ? "; recall finds live items only" : "";
         status(n + (n === 1 ? " item" : " items") + more + (byMeaning ? " by meaning" : "") +
-          live);
+          (trusted ? ", weighed by trust" : "") + live);
       })
       .catch(function (error) { status(error.message, true); });
   });
