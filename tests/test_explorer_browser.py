@@ -448,6 +448,21 @@ RECALLED = """query($cue: String!, $p: String) {
   recall(input: {cue: $cue, filter: {scopePrefix: $p}, mode: VECTOR}) { item { id } } }"""
 
 
+def ask_by_meaning(page: Any, server: str, question: str, prefix: str, count: int) -> None:
+    """Once the ``count`` items under ``prefix`` are embedded (in the
+    background, a moment after writing), search for ``question``."""
+    from playwright.sync_api import expect
+
+    deadline = time.monotonic() + 120
+    while len(graphql(server, RECALLED, cue="x", p=prefix)["recall"]) < count:
+        assert time.monotonic() < deadline, "the items were not embedded"
+        time.sleep(0.2)
+    page.get_by_label("What do you remember about…").fill(question)
+    page.get_by_label("Scope prefix").fill(prefix)
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator("#status")).to_have_text(f"{count} items by meaning")
+
+
 def test_search_by_meaning_shows_what_items_say(page: Any, server: str) -> None:
     from playwright.sync_api import expect
 
@@ -455,14 +470,7 @@ def test_search_by_meaning_shows_what_items_say(page: Any, server: str) -> None:
              "Invoices are sent on the first of each month", "The cat sleeps on the windowsill",
              "Backups run nightly at two in the morning"]  # fmt: skip
     ids = [create(server, "meaning:a", content={"note": note}) for note in notes]
-    deadline = time.monotonic() + 120  # embedded in the background, a moment after writing
-    while len(graphql(server, RECALLED, cue="x", p="meaning:")["recall"]) < len(notes):
-        assert time.monotonic() < deadline, "the items were not embedded"
-        time.sleep(0.2)
-    page.get_by_label("What do you remember about…").fill("why can users not sign in?")
-    page.get_by_label("Scope prefix").fill("meaning:")
-    page.get_by_role("button", name="Search").click()
-    expect(page.locator("#status")).to_have_text("5 items by meaning")
+    ask_by_meaning(page, server, "why can users not sign in?", "meaning:", len(notes))
     first = page.locator("#results .result").first
     expect(first).to_have_attribute("data-id", ids[0])
     expect(first).to_contain_text(f"{notes[0]} — fact · meaning:a (")
@@ -491,14 +499,7 @@ def test_search_by_meaning_can_weigh_by_trust(page: Any, server: str) -> None:
     weak = create(server, "weigh:a", content={"note": "someone on the pier"}, authority=0.1)
     resting = create(server, "weigh:a", weak, content=said, authority=0.9)
     alone = create(server, "weigh:a", content=said, authority=0.6)
-    deadline = time.monotonic() + 120  # embedded in the background, a moment after writing
-    while len(graphql(server, RECALLED, cue="x", p="weigh:")["recall"]) < 3:
-        assert time.monotonic() < deadline, "the items were not embedded"
-        time.sleep(0.2)
-    page.get_by_label("What do you remember about…").fill("when does the ferry leave?")
-    page.get_by_label("Scope prefix").fill("weigh:")
-    page.get_by_role("button", name="Search").click()
-    expect(page.locator("#status")).to_have_text("3 items by meaning")
+    ask_by_meaning(page, server, "when does the ferry leave?", "weigh:", 3)
     results = page.locator("#results .result")
     expect(results.nth(0)).to_have_attribute("data-id", resting)  # 0.9 on its own
     page.get_by_label("weigh by trust (what it rests on)").check()
