@@ -1,15 +1,16 @@
 // Write a bulk transform (applyMany, bulkAdjustScores, decayImportance) or
 // an undo (undoTrace) in one statement, if nothing changed since it was
 // read: every updated and every retracted item still live at the version
-// read, the live edges touching the retracted items exactly $edge_ids, and
-// every edge of $unlinked ({edge_id, version}: edges retracted alone, an
-// undo's) live at its version, and each retracted item with `children` set
-// (an undo's) still the live parent of exactly that many items (all retracted
-// with it: a child another command made since stops the write). Updated items take their new properties;
-// retracted items and those edges become tombstones, as in item_retract; the
-// events are logged in the batch's order. $undo: the record of an undo (an
-// Undo node), or null. An update may move the item's scope (its root
-// follows) and, with `reembed`, change its content (it waits for its vector).
+// read, the live edges touching the retracted items exactly $edge_ids
+// (sorted), every edge of $unlinked ({edge_id, version}: edges retracted
+// alone, an undo's) live at its version, and each retracted item with
+// `children` set (an undo's) still the live parent of exactly that many items
+// (all retracted with it: a child another command made since stops the
+// write). Updated items take their new properties; retracted items and those
+// edges become tombstones, as in item_retract; the events are logged in the
+// batch's order. $undo: the record of an undo (an Undo node), or null. An
+// update may move the item's scope (its root follows) and, with `reembed`,
+// change its content (it waits for its vector).
 // ok = false: the state moved on (or an item is no longer the caller's to
 // write); the caller reads again.
 // Each updated item's memory.created event becomes a node first (u.created,
@@ -39,7 +40,10 @@ CALL {
   WITH g.node AS x
   OPTIONAL MATCH (x)-[r]-(:Item)
   WHERE r.edge_id IS NOT NULL AND r.retracted = false
-  RETURN collect(DISTINCT r) AS edges
+  WITH DISTINCT r
+  // in order, to compare with $edge_ids (sorted by the caller) in one pass
+  ORDER BY r.edge_id
+  RETURN collect(r) AS edges, collect(r.edge_id) AS edge_ids
 }
 CALL {
   UNWIND $unlinked AS u
@@ -52,8 +56,7 @@ CALL {
 }
 WITH log_seq, log_base, changed, gone, edges, cut,
      size(changed) = size($updates) AND size(gone) = size($doomed)
-       AND size(edges) = size($edge_ids) AND all(r IN edges WHERE r.edge_id IN $edge_ids)
-       AND size(cut) = size($unlinked) AS ok
+       AND edge_ids = $edge_ids AND size(cut) = size($unlinked) AS ok
 CALL {
   WITH changed, ok
   UNWIND CASE WHEN ok THEN changed ELSE [] END AS c

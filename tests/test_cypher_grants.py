@@ -73,6 +73,9 @@ UNGUARDED = {
     # the trace's own items' events, only counted: the record returned (p) is
     # the caller's to read, or the undo is refused
     "item_record_before": {"e"},
+    # an undo's retracted items' live children, only counted, whoever owns
+    # them: any child another command made since stops the write
+    "bulk_apply": {"kid"},
 }
 _BINDS = re.compile(r"\((\w+):(?:/\*<label>\*/)?(?:Item|Event|Intent|Task)\b")
 _GRANTED = re.compile(r"@(?:readable|writable|readable_event)\((\w+)\)")
