@@ -30,7 +30,9 @@ CALL {
   UNWIND $doomed AS d
   MATCH (n:Item {id: d.id})
   WHERE n.retracted = false AND n.version = d.version AND @writable(n)
-  WITH d, n, size([(n)<-[:PARENT]-(kid:Item) WHERE kid.retracted = false | kid]) AS kids
+  // counted only for an undo (the bulk transforms set no `children`)
+  WITH d, n, CASE WHEN d.children IS NULL THEN null
+    ELSE size([(n)<-[:PARENT]-(kid:Item) WHERE kid.retracted = false | kid]) END AS kids
   WHERE d.children IS NULL OR kids = d.children
   RETURN collect({node: n, event_id: d.event_id, at: d.at}) AS gone
 }

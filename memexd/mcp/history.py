@@ -15,6 +15,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp.types import CallToolResult, ToolAnnotations
 from pydantic import Field
 
+from memexd.history.undo import UndoReport
 from memexd.mcp.answers import answer, guarded, item_data, item_line, item_lines
 from memexd.mcp.args import Author, Id
 from memexd.mcp.caller import Bind
@@ -85,13 +86,15 @@ class HistoryTools:
                 "restored_item_ids": done.restored_item_ids,
                 "retracted_edge_ids": done.retracted_edge_ids,
                 "conflicts": done.conflicts}  # fmt: skip
-        return answer(_told(done.dry_run, data), data)
+        return answer(_told(done), data)
 
 
-def _told(dry: bool, data: dict[str, Any]) -> str:
-    counts = (f"{len(data['retracted_item_ids'])} items retracted, "
-              f"{len(data['restored_item_ids'])} restored, "
-              f"{len(data['retracted_edge_ids'])} edges retracted")  # fmt: skip
-    if data["conflicts"]:
-        return "Refused: later changes stop it:\n" + "\n".join(f"- {c}" for c in data["conflicts"])
-    return f"Would undo: {counts} (run with dry_run=false)." if dry else f"Undone: {counts}."
+def _told(done: UndoReport) -> str:
+    if done.conflicts:
+        return "Refused: later changes stop it:\n" + "\n".join(f"- {c}" for c in done.conflicts)
+    counts = (f"{len(done.retracted_item_ids)} items retracted, "
+              f"{len(done.restored_item_ids)} restored, "
+              f"{len(done.retracted_edge_ids)} edges retracted")  # fmt: skip
+    return (
+        f"Would undo: {counts} (run with dry_run=false)." if done.dry_run else f"Undone: {counts}."
+    )

@@ -36,7 +36,7 @@ from memexd.retrieval.spec import (
     filter_fragment,
 )
 from memexd.retrieval.stream import FIRST_PAGE, Candidates, Stream
-from memexd.retrieval.trusted import TrustedStream, TrustOf, trusted_score
+from memexd.retrieval.trusted import TrustedStream, TrustOf, trusted_score, weighed_authority
 
 __all__ = ["Explanation", "Retrieval", "Scored"]
 
@@ -211,6 +211,5 @@ def _first_page(plan: Plan, push_down: bool, page_max: int) -> int:
 
 
 def _explained(spec: ScoreSpec, item: Item, e: Entry) -> Breakdown:
-    trusted = None if e.row.trust is None else min(item.authority, e.row.trust.value)
-    parts = breakdown(spec, item, e.row.score, authority=trusted)
+    parts = breakdown(spec, item, e.row.score, authority=weighed_authority(item, e.row.trust))
     return parts if e.penalty is None else e.penalty.on(parts)

@@ -26,20 +26,26 @@ from memexd.retrieval.scoring import breakdown
 from memexd.retrieval.spec import Plan
 from memexd.retrieval.stream import Row, Stream, Tail
 
-__all__ = ["TrustOf", "TrustedStream", "trusted_score"]
+__all__ = ["TrustOf", "TrustedStream", "trusted_score", "weighed_authority"]
 
 #: The trust of some items by id (:meth:`memexd.integrity.trust.Trust.of`).
 TrustOf = Callable[[Sequence[str]], Awaitable[dict[str, Trusted]]]
+
+
+def weighed_authority(item: Item, trust: Trusted | None) -> float | None:
+    """The authority ``item`` is scored with when weighed by ``trust``: its
+    effective one when lower than its own, else ``None`` (its own)."""
+    return None if trust is None or trust.value >= item.authority else trust.value
 
 
 def trusted_score(plan: Plan, item: Item, score: float, trust: Trusted | None) -> float:
     """``score`` (the database's, for ``item``) with the item's effective
     authority in place of its own; the database's own number when that
     changes nothing (not the same number computed a second way)."""
-    spec = plan.score
-    if trust is None or trust.value >= item.authority or spec.authority == 0:
+    authority = weighed_authority(item, trust)
+    if authority is None or plan.score.authority == 0:
         return score
-    parts = breakdown(spec, item, score, authority=trust.value)
+    parts = breakdown(plan.score, item, score, authority=authority)
     return min(score, (parts.authority + parts.conviction + parts.importance) * parts.decay)
 
 
