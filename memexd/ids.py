@@ -10,8 +10,10 @@ from datetime import UTC, datetime, timedelta
 from memexd.errors import InvalidTimestamp
 
 __all__ = [
+    "ID_KEY_END",
     "MAX_TIME_MS",
     "creation_event_id",
+    "id_key",
     "ms_to_datetime",
     "new_id",
     "timestamp_ms",
@@ -89,6 +91,16 @@ def timestamp_ms(uuid7: str) -> int:
     """Milliseconds since the epoch encoded in a UUIDv7 (checked by
     :func:`memexd.memory.validation.check_uuid7`)."""
     return int(uuid7[:8] + uuid7[9:13], 16)
+
+
+#: Above every id key: keys are 52-bit.
+ID_KEY_END = 1 << 52
+
+
+def id_key(item_id: str) -> int:
+    """An id's key as items keep it (``cypher/shapes/id_key.cypher``): its
+    first 13 hex digits as an integer, so keys sort as ids do."""
+    return int(item_id.replace("-", "")[:13], 16)
 
 
 def ms_to_datetime(ms: int) -> datetime:

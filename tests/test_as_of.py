@@ -11,6 +11,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from memexd.graph.migrations import migrate
+from memexd.ids import id_key
 from tests.support import Api
 
 UPDATE = """mutation($id: ID!, $p: MemoryItemPatch!) {
@@ -24,9 +26,9 @@ EVENTS = """query($after: ID, $ids: [ID!]) { events(after: $after, limit: 1000,
 AS_OF = """query($id: ID!, $at: DateTime!) {
   itemAsOf(id: $id, asOf: $at) { id scope kind content authority parents archived }
   supportSetAsOf(id: $id, asOf: $at, includeArchived: true) { id } }"""
-ITEMS_AS_OF = """query($at: DateTime!, $ids: [ID!], $all: Boolean) {
-  itemsAsOf(asOf: $at, filter: {ids: $ids, range: {authority: {min: 0.3}}, includeArchived: $all}) {
-  id authority archived } }"""
+ITEMS_AS_OF = """query($at: DateTime!, $ids: [ID!], $all: Boolean, $n: Int) {
+  itemsAsOf(asOf: $at, filter: {ids: $ids, range: {authority: {min: 0.3}}, includeArchived: $all},
+  limit: $n) { id authority archived } }"""
 SLOW = settings(max_examples=40, deadline=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])  # fmt: skip
 
@@ -141,6 +143,11 @@ async def test_as_of_equals_replaying_the_log(api: Api, steps: list[Step]) -> No
             want = sorted(i for i, x in expected.items()
                           if x["authority"] >= 0.3 and (shelved or not x["archived"]))  # fmt: skip
             assert [x["id"] for x in listed["itemsAsOf"]] == want, (at, shelved)
+        # short pages: windows of a few items, earlier examples' items first
+        for n in (1, 2):
+            listed = await api.ok(ITEMS_AS_OF, at=at.isoformat(), ids=made, all=True, n=n)
+            want = sorted(i for i, x in expected.items() if x["authority"] >= 0.3)
+            assert [x["id"] for x in listed["itemsAsOf"]] == want[:n], (at, n)
 
 
 ITEM_AS_OF = """query($id: ID!, $at: DateTime!) { itemAsOf(id: $id, asOf: $at) { id scope } }"""
@@ -222,4 +229,46 @@ async def test_items_as_of_keep_to_the_grants_and_the_limits(make_api: Any) -> N
     await api.create()  # made after the instant: not a change to it
     assert len((await api.ok(LISTED, at=at))["itemsAsOf"]) == 3
     await api.ok(RETRACT, id=extra)  # four items changed since: more than the page
-    assert await api.codes(LISTED, at=at) == ["RESOURCE_EXHAUSTED"]
+    # each is taken back to the instant, at most max_page of them in all
+    got = await api.ok(LISTED, at=at)
+    assert [x["id"] for x in got["itemsAsOf"]] == sorted([*mine, theirs])
+    # the last of them is the one that matches: past max_page before it
+    assert await api.codes(LISTED, at=at, f={"scope": "team:c/x"}) == ["RESOURCE_EXHAUSTED"]
+
+
+async def test_when_most_items_changed_each_window_is_taken_back(make_api: Any) -> None:
+    """More items changed since the instant than max_page: the walk takes
+    every item it meets back to the instant, window by window; the answer is
+    still the log's."""
+    api = await make_api(max_page=8)
+    made = [(await api.create(authority=(i % 4) / 4 + 0.1))["id"] for i in range(12)]
+    await asyncio.sleep(0.002)
+    at = datetime.now(UTC)
+    await asyncio.sleep(0.002)
+    for n, item in enumerate(made[:10]):
+        await api.ok(UPDATE, id=item, p={"authority": (9 - n) / 10})
+    await api.ok(RETRACT, id=made[1])
+    events = await logged(await make_api(), made)  # pages of the log past max_page
+    for instant in (at, datetime.now(UTC)):  # eleven changed since; none since
+        expected = replay(events, instant)
+        want = sorted(i for i, x in expected.items() if x["authority"] >= 0.3)
+        for n in (1, 3, 8):
+            got = await api.ok(ITEMS_AS_OF, at=instant.isoformat(), ids=made, all=True, n=n)
+            assert [x["id"] for x in got["itemsAsOf"]] == want[:n], (instant, n)
+
+
+async def test_id_keys_sort_as_ids_and_items_written_before_take_theirs(api: Api) -> None:
+    """Every item keeps its id key (memexd.ids.id_key, cypher/shapes/id_key),
+    those written before the migration too; keys sort as the ids do."""
+    made = [(await api.create())["id"] for _ in range(3)]
+    odd = "0AB5E0FF-0000-7000-8000-00000000000F"  # a client's id, upper case
+    made.append((await api.create(id=odd))["id"])
+    store = api.store.inner
+    keys = await store.read("MATCH (n:Item) RETURN n.id AS id, n.id_key AS key", {})
+    assert {r["id"]: r["key"] for r in keys} == {i: id_key(i) for i in made}
+    assert sorted(made) == sorted(made, key=id_key)
+    await store.write("MATCH (n:Item) SET n.id_key = null", {})
+    await store.write("MATCH (m:Migration {name: 'id_key'}) DELETE m", {})
+    assert [m.name for m in await migrate(api.graph)] == ["id_key"]
+    keys = await store.read("MATCH (n:Item) RETURN n.id AS id, n.id_key AS key", {})
+    assert {r["id"]: r["key"] for r in keys} == {i: id_key(i) for i in made}

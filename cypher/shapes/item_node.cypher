@@ -7,7 +7,7 @@
 // @shape node row extra
 MATCH (node:Item)
 WITH node, [] AS row, {} AS extra
-/*<shape>*/SET node = {id: row[0], scope: row[1], scope_root: @scope_root(row[1]),
+/*<shape>*/SET node = {id: row[0], id_key: @id_key(row[0]), scope: row[1], scope_root: @scope_root(row[1]),
          kind: @interned(row[2]), content: row[3], author: row[4],
          source_kind: @interned(row[5]), authority: row[6], created_at: row[7],
          retracted: row[8], version: row[9], parents: row[10], conviction: row[11],

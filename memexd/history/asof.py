@@ -16,14 +16,26 @@ takes its content out of the log too (SPEC §13).
 
 from __future__ import annotations
 
+import math
 import time
+from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from memexd.errors import BadUserInput, ResourceExhausted
 from memexd.events.vocabulary import event_from_row
 from memexd.graph import Graph
-from memexd.memory.filters import MemoryFilter, Predicate, conjoin, order_by, prepare, to_cypher
+from memexd.history.windows import Window, Windows
+from memexd.ids import ID_KEY_END, id_key
+from memexd.memory.filters import (
+    Expr,
+    MemoryFilter,
+    Predicate,
+    conjoin,
+    order_by,
+    prepare,
+    to_cypher,
+)
 from memexd.memory.model import Item
 from memexd.memory.records import item_from_json, item_from_row, item_props
 from memexd.memory.validation import Limits, check_uuid
@@ -50,6 +62,7 @@ class Instant:
 class AsOf:
     def __init__(self, graph: Graph, limits: Limits, max_depth: int, max_nodes: int) -> None:
         self.graph, self.limits = graph, limits
+        self.windows = Windows(graph)
         self.max_depth, self.max_nodes = max_depth, max_nodes
 
     async def instant(self, ms: int) -> Instant:
@@ -78,36 +91,76 @@ class AsOf:
     async def matching(self, flt: MemoryFilter | None, limit: int | None, at: Instant
                        ) -> list[Item]:  # fmt: skip
         """As ``items``, at ``at``: the items there then that the filter
-        matches as they were then, by id, at most ``limit``. Items whose
-        record has not changed since are read and filtered where they are;
-        the others (at most ``max_page``) are taken back to ``at`` and the
-        same compiled filter is run over what they were. Filters that speak
-        of "now" (decay) are evaluated at ``at``."""
+        matches as they were then, by id, at most ``limit``. Filters that speak
+        of "now" (decay) are evaluated at ``at``.
+
+        Items are met in id order, a window of id keys at a time
+        (:mod:`memexd.history.windows`), until ``limit`` match. When at most
+        ``max_page`` items changed since ``at``, the others in a window are
+        read and filtered where they are, by index, and only the changed ones
+        are taken back to ``at``; when more changed, every item in a window is
+        taken back, at most ``max_page`` in all (past that,
+        ``RESOURCE_EXHAUSTED``: the filter matched too few of them)."""
         page = self.limits.page(limit)
         expr = prepare(flt, self.limits, at.ms)
         changed = await self._changed(at)
-        kept = conjoin(expr, Predicate("ids_in", (("values", changed),), negated=True),
+        walk = _Walk(page, self.limits.max_page, rebuilds=changed is None)
+        found: list[Item] = []
+        lo = 0
+        while len(found) < page and lo < ID_KEY_END:
+            window = await self.windows.after(lo, walk.target())
+            if changed is None:
+                got, seen = await self._rebuilt(window, expr, at)
+            else:
+                got, seen = await self._kept(window, expr, at, changed, page - len(found))
+            found += got
+            walk.went(seen, len(got), page - len(found))
+            lo = window.hi
+        return found[:page]
+
+    async def _kept(self, window: Window, expr: Expr, at: Instant, changed: list[tuple[int, str]],
+                    need: int) -> tuple[list[Item], int]:  # fmt: skip
+        """A window's matches when few items changed since ``at``: the others
+        filtered in the database, the changed ones taken back to ``at``."""
+        inside = [i for _, i in changed[bisect_left(changed, (window.lo, "")):
+                                        bisect_left(changed, (window.hi, ""))]]  # fmt: skip
+        kept = conjoin(expr, Predicate("key_range", (("lo", window.lo), ("hi", window.hi))),
+                       Predicate("ids_in", (("values", inside),), negated=True),
                        Predicate("present_at", (("value", at.ms),)))  # fmt: skip
-        params = {"include_retracted": False, "offset": 0, "limit": page}
+        params = {"include_retracted": False, "offset": 0, "limit": need}
         rows = await self.graph.read("item_find", params, filter=to_cypher(kept, self.graph),
                                      order=order_by(self.graph, ()))  # fmt: skip
-        then = await self.items(changed, at)
-        states = [_state(i) for i in then.values()]
-        matched = await self.graph.read("item_match_states", {"states": states},
-                                        filter=to_cypher(expr, self.graph))  # fmt: skip
-        found = [item_from_row(r["item"]) for r in rows] + [then[r["id"]] for r in matched]
-        return sorted(found, key=lambda i: i.id)[:page]
+        then = await self._matched(await self.items(inside, at), expr)
+        found = sorted([item_from_row(r["item"]) for r in rows] + then, key=lambda i: i.id)
+        return found[:need], window.held
 
-    async def _changed(self, at: Instant) -> list[str]:
-        """Ids of the items whose record changed after ``at``; past
-        ``max_page`` of them, ``RESOURCE_EXHAUSTED``."""
+    async def _rebuilt(self, window: Window, expr: Expr, at: Instant) -> tuple[list[Item], int]:
+        """A window's matches when many items changed since ``at``: every
+        item in it taken back to ``at``."""
+        rows = await self.graph.read("item_ids_in_keys", {"lo": window.lo, "hi": window.hi})
+        ids = [r["id"] for r in rows]
+        found = await self._matched(await self.items(ids, at), expr)
+        return sorted(found, key=lambda i: i.id), len(ids)
+
+    async def _matched(self, then: dict[str, Item], expr: Expr) -> list[Item]:
+        """Which of some items as they were (not as their nodes are) the
+        compiled filter matches."""
+        if not then:
+            return []
+        states = [_state(i) for i in then.values()]
+        rows = await self.graph.read("item_match_states", {"states": states},
+                                     filter=to_cypher(expr, self.graph))  # fmt: skip
+        return [then[r["id"]] for r in rows]
+
+    async def _changed(self, at: Instant) -> list[tuple[int, str]] | None:
+        """The items whose record changed after ``at``, as (id key, id) in
+        order; ``None`` past ``max_page`` of them."""
         cap = self.limits.max_page
         rows = await self.graph.read("item_changed_since", {"at": at.ms, "limit": cap + 1})
-        ids = list(dict.fromkeys(r["id"] for r in rows))
+        ids = set(r["id"] for r in rows)
         if len(ids) > cap:
-            raise ResourceExhausted(f"more than {cap} items changed since that instant; "
-                                    "itemsAsOf answers for later instants")  # fmt: skip
-        return ids
+            return None
+        return sorted((id_key(i), i) for i in ids)
 
     async def support_set(self, item_id: str, at: Instant) -> list[Item]:
         """As ``supportSet``, at ``at``: the item and every item present then
@@ -138,6 +191,32 @@ class AsOf:
             if upto >= head:
                 return None
             upto *= 64
+
+
+class _Walk:
+    """How many items the next window should hold: enough for the matches
+    still wanted at the share of items matched so far, growing at most
+    sixteenfold a window; when every item in a window is taken back to the
+    instant, within what is left of ``max_page``."""
+
+    def __init__(self, page: int, budget: int, rebuilds: bool) -> None:
+        self.size, self.budget, self.rebuilds = 4 * page, budget, rebuilds
+        self.seen = self.matched = 0
+
+    def target(self) -> int:
+        if not self.rebuilds:
+            return self.size
+        left = self.budget - self.seen
+        if left <= 0:
+            raise ResourceExhausted(f"more than {self.budget} items changed since that instant "
+                                    "and the filter matched too few of them: narrow it, or "
+                                    "ask for a later instant")  # fmt: skip
+        return min(self.size, left)
+
+    def went(self, seen: int, matched: int, need: int) -> None:
+        self.seen, self.matched = self.seen + seen, self.matched + matched
+        share = (self.matched + 1) / (self.seen + 1)
+        self.size = max(1, min(16 * self.size, math.ceil(1.25 * need / share)))
 
 
 def _then(row: Row, at: int) -> Item | None:
