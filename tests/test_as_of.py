@@ -239,22 +239,28 @@ async def test_items_as_of_keep_to_the_grants_and_the_limits(make_api: Any) -> N
 async def test_when_most_items_changed_each_window_is_taken_back(make_api: Any) -> None:
     """More items changed since the instant than max_page: the walk takes
     every item it meets back to the instant, window by window; the answer is
-    still the log's."""
+    still the log's, with filters on fields and on the scope each had then."""
     api = await make_api(max_page=8)
-    made = [(await api.create(authority=(i % 4) / 4 + 0.1))["id"] for i in range(12)]
+    made = [(await api.create(authority=(i % 4) / 4 + 0.1, scope=f"s/{'ab'[i % 2]}"))["id"]
+            for i in range(12)]  # fmt: skip
     await asyncio.sleep(0.002)
     at = datetime.now(UTC)
     await asyncio.sleep(0.002)
     for n, item in enumerate(made[:10]):
-        await api.ok(UPDATE, id=item, p={"authority": (9 - n) / 10})
+        moved = {"scope": "s/b"} if n % 3 == 0 else {}
+        await api.ok(UPDATE, id=item, p={"authority": (9 - n) / 10, **moved})
     await api.ok(RETRACT, id=made[1])
     events = await logged(await make_api(), made)  # pages of the log past max_page
     for instant in (at, datetime.now(UTC)):  # eleven changed since; none since
         expected = replay(events, instant)
         want = sorted(i for i, x in expected.items() if x["authority"] >= 0.3)
+        in_a = sorted(i for i, x in expected.items() if x["scope"] == "s/a")
         for n in (1, 3, 8):
             got = await api.ok(ITEMS_AS_OF, at=instant.isoformat(), ids=made, all=True, n=n)
             assert [x["id"] for x in got["itemsAsOf"]] == want[:n], (instant, n)
+        for n in (1, 3):  # the first s/a items then are among the first eight
+            got = await api.ok(LISTED, at=instant.isoformat(), f={"scope": "s/a"}, n=n)
+            assert [x["id"] for x in got["itemsAsOf"]] == in_a[:n], (instant, n)
 
 
 async def test_id_keys_sort_as_ids_and_items_written_before_take_theirs(api: Api) -> None:

@@ -66,10 +66,10 @@ UNGUARDED = {
     # a purged item's own events (h), and the children that named it (c),
     # whoever owns them: they only get a placeholder link, nothing is returned
     "job_purge": {"c", "h"},
-    # an item's history: its events (e, shelf) are only counted and typed;
-    # what is returned of the last one (last) and of the node (n) is seen
-    # under the grant on the scope the item had then (seen)
-    "item_as_of": {"e", "last", "shelf"},
+    # an item's history: of its events (e) only the last one's record and
+    # the last shelving's type are returned, and with the node (n) they are
+    # seen under the grant on the scope the item had then (seen)
+    "item_as_of": {"e"},
     # the trace's own items (trace_did checked them readable), and a child's
     # creation event, read for its trace only
     "trace_later": {"x", "born"},

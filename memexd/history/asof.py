@@ -22,18 +22,21 @@ from bisect import bisect_left
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
+import orjson
+
 from memexd.errors import BadUserInput, ResourceExhausted
-from memexd.events.vocabulary import event_from_row
 from memexd.graph import Graph
 from memexd.history.windows import Window, Windows
 from memexd.ids import ID_KEY_END, id_key
 from memexd.memory.filters import (
+    TRUE,
     Expr,
     MemoryFilter,
     Predicate,
     conjoin,
     order_by,
     prepare,
+    scope_part,
     to_cypher,
 )
 from memexd.memory.model import Item
@@ -79,12 +82,14 @@ class AsOf:
         item_id = check_uuid(item_id)
         return (await self.items([item_id], at)).get(item_id)
 
-    async def items(self, ids: Sequence[str], at: Instant) -> dict[str, Item]:
+    async def items(self, ids: Sequence[str], at: Instant, expr: Expr = TRUE) -> dict[str, Item]:
         """The items of ``ids`` (ids memexd holds, any number) present at
-        ``at`` that the caller may read, as they were then."""
+        ``at`` that the caller may read, as they were then; with ``expr``,
+        only those whose scope then meets its conditions on the scope."""
         if not ids:
             return {}
-        rows = await self.graph.read("item_as_of", {"ids": list(ids), "at": at.ms})
+        rows = await self.graph.read("item_as_of", {"ids": list(ids), "at": at.ms},
+                                     filter=to_cypher(scope_part(expr), self.graph))  # fmt: skip
         found = (_then(row, at.ms) for row in rows if row["seen"])
         return {i.id: i for i in found if i is not None}
 
@@ -130,7 +135,7 @@ class AsOf:
         params = {"include_retracted": False, "offset": 0, "limit": need}
         rows = await self.graph.read("item_find", params, filter=to_cypher(kept, self.graph),
                                      order=order_by(self.graph, ()))  # fmt: skip
-        then = await self._matched(await self.items(inside, at), expr)
+        then = await self._matched(await self.items(inside, at, expr), expr)
         found = sorted([item_from_row(r["item"]) for r in rows] + then, key=lambda i: i.id)
         return found[:need], window.held
 
@@ -139,7 +144,7 @@ class AsOf:
         item in it taken back to ``at``."""
         rows = await self.graph.read("item_ids_in_keys", {"lo": window.lo, "hi": window.hi})
         ids = [r["id"] for r in rows]
-        found = await self._matched(await self.items(ids, at), expr)
+        found = await self._matched(await self.items(ids, at, expr), expr)
         return sorted(found, key=lambda i: i.id), len(ids)
 
     async def _matched(self, then: dict[str, Item], expr: Expr) -> list[Item]:
@@ -233,15 +238,15 @@ def _then(row: Row, at: int) -> Item | None:
         if int(row["created_ts"]) > at:
             return None
         return replace(item_from_row(node), retracted=False, archived=archived)
-    if row["last"] is None:  # created after ``at``
+    if row["last_type"] is None:  # created after ``at``
         return None
-    last = event_from_row(row["last"])
-    if last.type in _GONE or last.payload is None:
+    if row["last_type"] in _GONE or row["last_payload"] is None:
         return None
     # statistics are not part of the record: they come from the node as it is
     seen = node.get("last_accessed_at")
-    return replace(item_from_json(last.payload["item"]), seq=int(node.get("seq") or 0),
-                   archived=archived, access_count=int(node.get("access_count") or 0),
+    record = orjson.loads(row["last_payload"])["item"]
+    return replace(item_from_json(record), seq=int(node.get("seq") or 0), archived=archived,
+                   access_count=int(node.get("access_count") or 0),
                    last_accessed_at=None if seen is None else int(seen))  # fmt: skip
 
 

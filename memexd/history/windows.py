@@ -9,16 +9,18 @@ a range of keys is an exact range of ids, found by index, and a walk over
 consecutive windows of keys meets the items in id order, window by window.
 
 :class:`Windows` picks each window to hold about as many items as asked for.
-One query (``item_key_ladder``) counts the items up to a ladder of eight
-bounds, each count stopping at four times the target, so it costs about the
-window it finds; the width one item took last time is the next guess, so a
-walk seldom needs a second ladder. The counts only size windows: nothing is
-read through them.
+One query (``item_key_ladder``) counts the items in the slices between a
+ladder of bounds, each count stopping at twice the items still wanted, so a
+query costs a few times the window it finds. The ladder widens fourfold a rung from the
+width one item took in the last window found; a slice that crowds past the
+cap is cut into 32 and counted again. Where the first items lie is
+remembered, so a walk from the first key does not search the empty keys
+before them again (it counts them, in one slice). The counts only size
+windows: nothing is read through them.
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from memexd.graph import Graph
@@ -26,18 +28,20 @@ from memexd.ids import ID_KEY_END
 
 __all__ = ["Window", "Windows"]
 
-#: Bounds per ladder, and the ratio between neighbours on a first ladder.
-_RUNGS, _RATIO = 8, 4.0
-#: Ladders tried before taking what the last one found.
-_LADDERS = 6
-#: A count stops at this many times the target.
-_CAP = 4
+#: Rungs of a widening ladder, and how much wider each is than the last.
+_RUNGS, _RATIO = 8, 4
+#: Slices a crowded slice is cut into.
+_CUTS = 32
+#: Ladders counted before taking what the last one found.
+_LADDERS = 12
+#: A count stops at this many times the items still wanted.
+_CAP = 2
 
 
 @dataclass(frozen=True, slots=True)
 class Window:
-    """The keys ``lo <= key < hi``, holding ``held`` items (or more, when
-    ``held`` is where the count stopped)."""
+    """The keys ``lo <= key < hi``, holding ``held`` items (or more, when a
+    count stopped at its cap)."""
 
     lo: int
     hi: int
@@ -49,46 +53,57 @@ class Windows:
         self.graph = graph
         #: keys per item in the last window found (a guess, right or wrong)
         self.width_per_item = float(1 << 20)
+        #: no key below this held an item when last looked (checked each walk)
+        self.first = 0
 
     async def after(self, lo: int, target: int) -> Window:
         """The window from ``lo`` holding about ``target`` items: at least
-        ``target`` unless it reaches the last key; past the target only as
-        far as one rung of the ladder, or a crowd of items under one rung."""
-        base = max(1.0, self.width_per_item * target / _RATIO**2)
-        ratio = _RATIO
-        found = Window(lo, ID_KEY_END, 0)
+        ``target`` unless it reaches the last key, and less than twice what
+        was still wanted at the slice that reached it, unless one key holds
+        more."""
+        need = target
+        bounds = self._widening(lo, target)
         for _ in range(_LADDERS):
-            rungs = await self._counts(lo, _ladder(lo, base, ratio), target * _CAP)
-            below = [w for w in rungs if w.held < target]
-            above = [w for w in rungs if w.held >= target]
-            if not above:  # the ladder is too short: climb from its top
-                found = rungs[-1]
-                if found.hi >= ID_KEY_END:
+            cap = _CAP * need
+            rows = await self.graph.read("item_key_ladder", {"bounds": bounds, "cap": cap})
+            for row in sorted(rows, key=lambda r: int(r["lo"])):
+                a, b, held = int(row["lo"]), int(row["hi"]), int(row["held"])
+                if lo == 0 and held and need == target:  # the first items lie past a
+                    self.first = a
+                if held < need:
+                    need -= held
+                    continue
+                if held >= _CAP * need and b - a > 1:  # a crowd in this slice: cut it
+                    bounds = _cut(a, b)
                     break
-                base, ratio = float(found.hi - lo) * _RATIO, _RATIO
-                continue
-            found = above[0]
-            crowded = found.held >= target * _CAP and found.hi - lo > 1
-            if not crowded:
-                break
-            # a crowd between the last rung below and this one: look closer
-            width = float(found.hi - lo)
-            base = float(below[-1].hi - lo) if below else max(1.0, width / _RATIO ** (_RUNGS - 1))
-            ratio = max(1.0 + 1e-9, (width / base) ** (1 / (_RUNGS - 1)))
-        self._remember(found)
-        return found
+                return self._found(Window(lo, b, target - need + held))
+            else:  # the ladder ended short of the target: widen from its top
+                top = bounds[-1]
+                if top >= ID_KEY_END:
+                    return self._found(Window(lo, ID_KEY_END, target - need))
+                bounds = _widen(top, (top - lo) * _RATIO)
+        return self._found(Window(lo, bounds[-1], target - need))
 
-    async def _counts(self, lo: int, bounds: list[int], cap: int) -> list[Window]:
-        rows = await self.graph.read("item_key_ladder", {"lo": lo, "bounds": bounds, "cap": cap})
-        return sorted((Window(lo, int(r["hi"]), int(r["held"])) for r in rows),
-                      key=lambda w: w.hi)  # fmt: skip
+    def _widening(self, lo: int, target: int) -> list[int]:
+        base = max(1, int(self.width_per_item * target / _RATIO))
+        if lo == 0 and self.first > 0:
+            return [0, *_widen(self.first, base)]
+        return _widen(lo, base)
 
-    def _remember(self, window: Window) -> None:
-        if window.held and window.hi < ID_KEY_END:
-            self.width_per_item = max(1.0, (window.hi - window.lo) / window.held)
+    def _found(self, window: Window) -> Window:
+        start = max(window.lo, self.first)
+        if window.held and window.hi < ID_KEY_END and start < window.hi:
+            self.width_per_item = (window.hi - start) / window.held
+        return window
 
 
-def _ladder(lo: int, base: float, ratio: float) -> list[int]:
-    """Upper bounds ``lo + base * ratio**k``, increasing, the last key at most."""
-    bounds = {min(ID_KEY_END, lo + max(1, math.ceil(base * ratio**k))) for k in range(_RUNGS)}
-    return sorted(bounds)
+def _widen(lo: int, base: int) -> list[int]:
+    """``lo`` and bounds ``base * RATIO**k`` past it, the last key at most."""
+    bounds = {min(ID_KEY_END, lo + base * _RATIO**k) for k in range(_RUNGS)}
+    return [lo, *sorted(bounds)]
+
+
+def _cut(lo: int, hi: int) -> list[int]:
+    """``[lo, hi)`` cut into up to ``CUTS`` slices."""
+    step = max(1, -(-(hi - lo) // _CUTS))
+    return sorted({*range(lo, hi, step), hi})

@@ -46,6 +46,8 @@ from memexd.memory.validation import (
 
 __all__ = [
     "LIVE",
+    "SCOPE_PREDICATES",
+    "TRUE",
     "DecayConfig",
     "Expr",
     "MemoryFilter",
@@ -55,6 +57,7 @@ __all__ = [
     "order_by",
     "prefixes_checked",
     "prepare",
+    "scope_part",
     "to_cypher",
 ]
 
@@ -181,6 +184,22 @@ def _ranged(expr: Expr) -> Expr:
                for p in expr.parts):  # fmt: skip
         return expr
     return prefixes_checked(expr)
+
+
+#: Predicates that read nothing of an item but its scope (and the scope's root).
+SCOPE_PREDICATES = frozenset({
+    "scope_eq", "scope_prefix", "scope_prefix_open", "scope_prefix_rooted", "scope_root_prefix",
+    "scope_starts",
+})  # fmt: skip
+
+
+def scope_part(expr: Expr) -> Expr:
+    """The conditions ``expr`` AND-s that read only the item's scope: what
+    every match meets, checkable where only a scope is known (an item's
+    scope as of an instant is on its event, ``memexd/history/asof.py``)."""
+    parts = expr.parts if isinstance(expr, _Junction) and expr.op == "AND" else (expr,)
+    kept = (p for p in parts if isinstance(p, Predicate) and p.name in SCOPE_PREDICATES)
+    return _Junction("AND", tuple(kept))
 
 
 def prefixes_checked(expr: Expr) -> Expr:
