@@ -116,7 +116,8 @@ def memexd_server(
         )
     server = MemexdServer(f"http://127.0.0.1:{port}", data_dir, process)
     try:
-        _wait_healthy(server)
+        # a kept load replays its append-only file first: minutes at a million items
+        _wait_healthy(server, _START_TIMEOUT if keep is None else 30 * _START_TIMEOUT)
         yield server
     finally:
         _stop(server)
@@ -124,8 +125,8 @@ def memexd_server(
             shutil.rmtree(data_dir, ignore_errors=True)
 
 
-def _wait_healthy(server: MemexdServer) -> None:
-    deadline = time.monotonic() + _START_TIMEOUT
+def _wait_healthy(server: MemexdServer, timeout: float = _START_TIMEOUT) -> None:
+    deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if server.process.poll() is not None:
             raise RuntimeError(f"memexd exited at start:\n{_tail(server.log_file)}")
@@ -135,9 +136,7 @@ def _wait_healthy(server: MemexdServer) -> None:
         except httpx.TransportError:
             pass
         time.sleep(0.1)
-    raise RuntimeError(
-        f"memexd not healthy after {_START_TIMEOUT:.0f} s:\n{_tail(server.log_file)}"
-    )
+    raise RuntimeError(f"memexd not healthy after {timeout:.0f} s:\n{_tail(server.log_file)}")
 
 
 def _stop(server: MemexdServer) -> None:

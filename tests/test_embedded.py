@@ -13,7 +13,7 @@ import httpx
 import pytest
 import redis
 
-from memexd.errors import StartupError
+from memexd.errors import StartupError, StorageUnavailable
 from memexd.graph.embedded import EmbeddedFalkor
 from tests.processes import (
     CREATE_ITEMS,
@@ -43,6 +43,20 @@ async def test_engine_settings_and_clean_stop(tmp_path: Path) -> None:
     await engine.stop()
     assert wait_dead(pid)
     assert not Path(sock).exists()
+
+
+async def test_an_engine_that_never_answers_times_out_at_start(tmp_path: Path) -> None:
+    """A start waits ``start_timeout_s`` (MEMEXD_ENGINE_START_TIMEOUT_S) for
+    the engine to answer, then stops it and says so."""
+    silent = tmp_path / "silent-engine"
+    silent.write_text("#!/bin/sh\nexec sleep 60\n")
+    silent.chmod(0o755)
+    engine = EmbeddedFalkor(tmp_path / "data", server=silent, module=silent, start_timeout_s=0.5)
+    with pytest.raises(StorageUnavailable, match="did not become ready in time"):
+        await engine.start()
+    pid = engine.pid
+    assert pid is not None
+    assert wait_dead(pid)
 
 
 def test_fsync_setting_is_validated(tmp_path: Path) -> None:

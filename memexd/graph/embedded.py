@@ -11,7 +11,8 @@ on, a query timeout and a memory cap (FalkorDB's defaults are unlimited).
   flush the AOF before exiting.
 - **Supervised.** If it dies, it is restarted with backoff; it replays its
   append-only file as it starts, and :meth:`wait_ready` lets requests wait
-  for it instead of failing.
+  for it instead of failing. A start may take ``start_timeout_s``
+  (``MEMEXD_ENGINE_START_TIMEOUT_S``): replaying a large file takes minutes.
 - **A clean log.** FalkorDB 4.16 writes every ``GRAPH.CONSTRAINT CREATE``
   to the AOF twice, and the second copy fails on replay with a CRITICAL log
   line at every start. When a start reports that, the AOF is compacted
@@ -96,6 +97,7 @@ class EmbeddedFalkor:
         server: Path | None = None,
         module: Path | None = None,
         restart_max_s: float = 5.0,
+        start_timeout_s: float = 600.0,
         lock_wait_s: float = _LOCK_WAIT,
     ) -> None:
         if fsync not in {"everysec", "always"}:
@@ -106,6 +108,7 @@ class EmbeddedFalkor:
         self.memory_mb = memory_mb
         self.files = (server, module)
         self.restart_max_s = restart_max_s
+        self.start_timeout_s = start_timeout_s
         self.lock_wait_s = lock_wait_s
         self.socket = socket_path(self.data_dir)
         self.restarts = 0
@@ -144,7 +147,7 @@ class EmbeddedFalkor:
 
     # ------------------------------------------------------------ lifecycle
 
-    async def start(self, ready_timeout: float = 120.0) -> str:
+    async def start(self) -> str:
         """Lock the data directory, start the engine and its supervisor, wait
         until it answers; return its socket path."""
         command = self.command()  # missing binaries fail before anything else
@@ -154,7 +157,7 @@ class EmbeddedFalkor:
                 raise StartupError(
                     f"another FalkorDB already serves {self.data_dir} (socket {self.socket})"
                 )
-            await self._spawn(command, ready_timeout)
+            await self._spawn(command, self.start_timeout_s)
         except BaseException:
             self._unlock()
             raise
@@ -272,7 +275,7 @@ class EmbeddedFalkor:
             await asyncio.sleep(delay)
             delay = min(delay * 2, self.restart_max_s)
             try:
-                await self._spawn(self.command(), ready_timeout=120.0)
+                await self._spawn(self.command(), ready_timeout=self.start_timeout_s)
             except (StorageUnavailable, StartupError, OSError) as exc:
                 log.error("embedded FalkorDB did not restart: %s", exc)
                 continue

@@ -71,6 +71,7 @@ async def _embedded(settings: Settings) -> GraphStore:
         server=settings.engine_server,
         module=settings.engine_module,
         restart_max_s=settings.engine_restart_max_s,
+        start_timeout_s=settings.engine_start_timeout_s,
     )
     try:
         socket = await engine.start()

@@ -9,6 +9,12 @@ for it: no version nodes, no validity intervals. The answer is what
 replaying the log up to ``t`` gives (``tests/test_as_of.py`` checks exactly
 that on random histories).
 
+A listing (``matching``) meets items in id order a window of id keys at a
+time (:mod:`memexd.history.windows`), so its cost follows the items it
+walks past, not the items there are: at a million items with ten updates
+each, a filter on one scope of ten reads about a thousand items back, at any
+instant.
+
 Under today's grants: an item is shown as of ``t`` when the caller may read
 the scope it had then. A purged item is absent at every instant: purging
 takes its content out of the log too (SPEC §13).
