@@ -108,6 +108,8 @@ def memexd_server(
         data_dir.mkdir(parents=True, exist_ok=True)
     port = _free_port()
     env = {**os.environ, "MEMEXD_GRAPH_NAME": graph, **settings}
+    if keep is not None:  # a kept load replays its append-only file first
+        env.setdefault("MEMEXD_ENGINE_START_TIMEOUT_S", "3600")
     argv = [str(_MEMEXD), "serve", "--host", "127.0.0.1", "--port", str(port)]
     argv += ["--data-dir", str(data_dir)]
     with (data_dir / "memexd.log").open("ab") as log:
@@ -116,7 +118,6 @@ def memexd_server(
         )
     server = MemexdServer(f"http://127.0.0.1:{port}", data_dir, process)
     try:
-        # a kept load replays its append-only file first: minutes at a million items
         _wait_healthy(server, _START_TIMEOUT if keep is None else 30 * _START_TIMEOUT)
         yield server
     finally:
