@@ -110,8 +110,10 @@ class AsOf:
         ``max_page`` items changed since ``at``, the others in a window are
         read and filtered where they are, by index, and only the changed ones
         are taken back to ``at``; when more changed, every item in a window is
-        taken back, at most ``max_page`` in all (past that,
-        ``RESOURCE_EXHAUSTED``: the filter matched too few of them)."""
+        taken back (those whose scope then fails the filter's scope
+        conditions ruled out in the database), and once ``max_page`` have
+        been walked past without ``limit`` matches, ``RESOURCE_EXHAUSTED``
+        (the last window may take the walk past it, by less than itself)."""
         page = self.limits.page(limit)
         expr = prepare(flt, self.limits, at.ms)
         changed = await self._changed(at)
@@ -167,6 +169,9 @@ class AsOf:
         """The items whose record changed after ``at``, as (id key, id) in
         order; ``None`` past ``max_page`` of them."""
         cap = self.limits.max_page
+        counted = await self.graph.read("item_changed_count", {"at": at.ms, "limit": cap + 1})
+        if sum(int(r["changed"]) for r in counted) > cap:
+            return None
         rows = await self.graph.read("item_changed_since", {"at": at.ms, "limit": cap + 1})
         ids = set(r["id"] for r in rows)
         if len(ids) > cap:
