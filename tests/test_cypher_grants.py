@@ -32,7 +32,7 @@ INTERNAL = {"admin_snapshot_nodes", "admin_snapshot_rels", "admin_wipe", "admin_
             "log_first",
             # ids of items changed after an instant, taken back to it by
             # item_as_of, which applies the grants (never returned as they are)
-            "item_changed_since", "item_changed_count",
+            "item_changed_since",
             # the same for the ids in a window of id keys, and how many items
             # windows hold (sizing the as-of walk's windows; never returned)
             "item_ids_in_keys", "item_key_ladder"}  # fmt: skip

@@ -169,14 +169,10 @@ class AsOf:
         """The items whose record changed after ``at``, as (id key, id) in
         order; ``None`` past ``max_page`` of them."""
         cap = self.limits.max_page
-        counted = await self.graph.read("item_changed_count", {"at": at.ms, "limit": cap + 1})
-        if sum(int(r["changed"]) for r in counted) > cap:
-            return None
         rows = await self.graph.read("item_changed_since", {"at": at.ms, "limit": cap + 1})
-        ids = set(r["id"] for r in rows)
-        if len(ids) > cap:
+        if sum(int(r["changed"]) for r in rows) > cap:
             return None
-        return sorted((id_key(i), i) for i in ids)
+        return sorted({(id_key(i), i) for r in rows for i in r["ids"]})
 
     async def support_set(self, item_id: str, at: Instant) -> list[Item]:
         """As ``supportSet``, at ``at``: the item and every item present then
