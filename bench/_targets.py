@@ -49,7 +49,7 @@ from memexd.types import GraphStore, Params, Row
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.neo4j_server import Neo4jServer, operators
 
-__all__ = ["RAW_CREATE", "RAW_ITEM", "Target", "falkordb_target", "neo4j_target"]
+__all__ = ["RAW_CREATE", "RAW_ITEM", "Target", "engine_server", "falkordb_target", "neo4j_target"]
 
 RAW_CREATE = "UNWIND $rows AS r CREATE (n:Item) SET n = r"
 RAW_ITEM = (
@@ -378,4 +378,22 @@ def neo4j_target(root: Path, **settings: str) -> Iterator[Neo4jTarget]:
             yield Neo4jTarget(server, neo, raw)
     finally:
         raw.stop()
+        neo.stop()
+
+
+@contextmanager
+def engine_server(engine: str, root: Path, env: dict[str, str]
+                  ) -> Iterator[tuple[MemexdServer, Neo4jServer | None]]:  # fmt: skip
+    """A ``memexd serve`` with ``env`` on its embedded FalkorDB, or on a
+    Neo4j of its own under ``root`` (heap 2 GiB, page cache 1 GiB)."""
+    if engine == "falkordb":
+        with memexd_server(**env) as server:
+            yield server, None
+        return
+    neo = Neo4jServer(root / "neo4j", heap_mb=2048, pagecache_mb=1024)
+    neo.start()
+    try:
+        with memexd_server(**{**neo.env(), **env}) as server:
+            yield server, neo
+    finally:
         neo.stop()

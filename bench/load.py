@@ -41,7 +41,8 @@ from typing import Any
 
 import httpx
 import neo4j
-from _common import GRAPH_NAME, MemexdServer, item_inputs, load_items, memexd_server
+from _common import GRAPH_NAME, MemexdServer, item_inputs, load_items
+from _targets import engine_server
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.neo4j_server import Neo4jServer
@@ -274,22 +275,6 @@ async def driver_reads(neo: Neo4jServer, ids: list[str], connections: int, secon
 
 
 # ------------------------------------------------------------------ the run
-
-
-@contextmanager
-def engine_server(engine: str, root: Path, env: dict[str, str]
-                  ) -> Iterator[tuple[MemexdServer, Neo4jServer | None]]:  # fmt: skip
-    if engine == "falkordb":
-        with memexd_server(**env) as server:
-            yield server, None
-        return
-    neo = Neo4jServer(root / "neo4j", heap_mb=2048, pagecache_mb=1024)
-    neo.start()
-    try:
-        with memexd_server(**{**neo.env(), **env}) as server:
-            yield server, neo
-    finally:
-        neo.stop()
 
 
 def seed(server: MemexdServer, inputs: list[dict[str, Any]]) -> list[str]:

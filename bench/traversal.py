@@ -1,6 +1,7 @@
-"""Traversals that must stay linear in what they reach, over HTTP, embedded engine.
+"""Traversals that must stay linear in what they reach, over HTTP.
 
-Run: ``.venv/bin/python bench/traversal.py [--quick]``
+Run: ``.venv/bin/python bench/traversal.py [--engine falkordb|neo4j] [--quick]``
+(the embedded FalkorDB by default; Neo4j from ``tools/neo4j``)
 
 Workloads (SPEC §9, issue targets in brackets):
 - a diamond lattice 40 levels deep, 2 items per level, each the child of both
@@ -22,12 +23,15 @@ from __future__ import annotations
 
 import argparse
 import random
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
-from _common import CREATE_ITEMS, batches, graphql, memexd_server
+from _common import CREATE_ITEMS, batches, graphql
+from _targets import engine_server
 
 from memexd.ids import new_id
 
@@ -40,6 +44,7 @@ GROUP = "query($id: ID!) { aliasGroup(id: $id) { id } }"
 
 def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--engine", choices=["falkordb", "neo4j"], default="falkordb")
     parser.add_argument("--quick", action="store_true", help="small sizes, smoke run")
     parser.add_argument("--seed", type=int, default=5)
     parser.add_argument(
@@ -143,7 +148,8 @@ def main() -> None:
     # linearity is measured past the default walk limit (MEMEXD_TRAVERSAL_MAX_NODES)
     limits = {"MEMEXD_TRAVERSAL_MAX_NODES": "200000"}
     with (
-        memexd_server(**limits) as server,
+        tempfile.TemporaryDirectory(prefix="memexd-traversal-") as root,
+        engine_server(args.engine, Path(root), limits) as (server, _),
         httpx.Client(base_url=server.base_url, timeout=600) as client,
     ):
         if "lattice" in parts:

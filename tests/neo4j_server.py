@@ -21,7 +21,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Neo4jServer", "build", "operators"]
+import neo4j
+
+__all__ = ["Neo4jServer", "build", "explain", "operators"]
 
 LAUNCHER = Path(__file__).resolve().parents[1] / "tools" / "neo4j"
 TARGET = LAUNCHER / "target"
@@ -164,6 +166,16 @@ def operators(plan: Any) -> list[str]:
             found.append(str(node["operatorType"]).split("@")[0])
             pending.extend(node.get("children", []))
     return found
+
+
+def explain(server: Neo4jServer, text: str, params: dict[str, Any]) -> list[str]:
+    """The operators of Neo4j's plan for a statement (EXPLAIN), leaves included."""
+    with neo4j.GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as db:
+        # The server is reused across tests: plan from this graph's statistics,
+        # not from whatever an earlier test left sampled.
+        db.execute_query("CALL db.prepareForReplanning()")
+        summary = db.execute_query("CYPHER 5 EXPLAIN " + text, params).summary  # type: ignore[arg-type]
+    return operators(summary.plan)
 
 
 def main() -> None:

@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
+from unittest.mock import patch
 
 import httpx
 
+from memexd import graph as graphs
 from memexd.access.keys import KeyStore
 from memexd.graph import Graph
+from memexd.integrity import traversal
 from memexd.types import GraphStore, Params, Row
 
 
@@ -169,3 +174,15 @@ MISSING = "0190f0f0-0000-7000-8000-000000000000"
 def reference(item_id: str) -> dict[str, str]:
     """A federation representation of a memory item."""
     return {"__typename": "MemoryItem", "id": item_id}
+
+
+@contextmanager
+def levelled(on: bool = True) -> Iterator[None]:
+    """Walks level by level on every engine (``on``), as the windows of
+    :mod:`memexd.integrity.traversal` walk them: no deep attempts (a budget
+    of one path), no whole walks. Each engine's own way must answer the same."""
+    if not on:
+        yield
+        return
+    with patch.object(traversal, "BUDGET", 1), patch.object(graphs, "_WHOLE_WALKS", frozenset()):
+        yield

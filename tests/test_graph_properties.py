@@ -5,15 +5,13 @@ from __future__ import annotations
 
 import uuid
 from typing import Any
-from unittest.mock import patch
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from memexd.ids import new_id
-from memexd.integrity import traversal
 from tests.graph_reference import Model
-from tests.support import Api
+from tests.support import Api, levelled
 
 CREATE = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
 RETRACT = 'mutation($id: ID!) { retractItem(id: $id, author: "u") { events { id } } }'
@@ -78,16 +76,16 @@ async def build(api: Api, g: dict[str, Any]) -> Model:
     return model
 
 
-#: Walks try deep attempts first (traversal.BUDGET paths); a budget of 1
-#: makes every walk go level by level instead. Both must match the reference.
-BUDGETS = st.sampled_from([traversal.BUDGET, 1])
+#: Walks go each engine's own way (deep attempts, or one whole walk), or
+#: level by level on every engine. Both must match the reference.
+LEVELLED = st.booleans()
 
 
 @SLOW
-@given(g=graphs(), budget=BUDGETS)
-async def test_queries_match_the_reference(api: Api, g: dict[str, Any], budget: int) -> None:
+@given(g=graphs(), by_levels=LEVELLED)
+async def test_queries_match_the_reference(api: Api, g: dict[str, Any], by_levels: bool) -> None:
     model = await build(api, g)
-    with patch.object(traversal, "BUDGET", budget):
+    with levelled(by_levels):
         await check_reads(api, g, model)
 
 
@@ -123,9 +121,9 @@ async def check_reads(api: Api, g: dict[str, Any], model: Model) -> None:
 
 
 @SLOW
-@given(g=graphs(), pick=st.integers(0, 9), budget=BUDGETS)
+@given(g=graphs(), pick=st.integers(0, 9), by_levels=LEVELLED)
 async def test_cascade_matches_the_reference(
-    api: Api, g: dict[str, Any], pick: int, budget: int
+    api: Api, g: dict[str, Any], pick: int, by_levels: bool
 ) -> None:
     model = await build(api, g)
     root = g["ids"][pick % len(g["ids"])]
@@ -134,7 +132,7 @@ async def test_cascade_matches_the_reference(
         assert await api.codes(cascade, id=root) == ["MEMORY_NOT_FOUND"]
         return
     doomed = {root} | model.dependents(root)
-    with patch.object(traversal, "BUDGET", budget):
+    with levelled(by_levels):
         order = (await api.ok(cascade, id=root))["cascadeRetract"]["retracted"]
     assert sorted(order) == sorted(doomed)
     assert order[-1] == root

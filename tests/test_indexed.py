@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import neo4j
 import pytest
 from falkordb.asyncio import FalkorDB
 
@@ -19,7 +18,7 @@ from memexd.memory.indexed import Bands, prefix_below
 from memexd.memory.validation import Limits
 from memexd.recall.model import DIMENSION
 from memexd.settings import Settings
-from tests.neo4j_server import Neo4jServer, operators
+from tests.neo4j_server import explain
 from tests.support import Api
 
 FIND = """query($f: MemoryFilter, $sort: [SortOption!], $limit: Int) {
@@ -174,7 +173,7 @@ async def _assert_index_seek(
         assert "Node By Index Scan | (n:Item)" in plan, plan
         assert "Label Scan" not in plan, plan
     else:
-        operators = _neo4j_plan(request.getfixturevalue("neo4j"), text, params)
+        operators = explain(request.getfixturevalue("neo4j"), text, params)
         assert any(op.startswith(seeks) for op in operators), operators
         assert not {"NodeByLabelScan", "AllNodesScan"} & set(operators), operators
 
@@ -188,16 +187,6 @@ async def _falkordb_plan(
         return str(await graph.explain(encode_params(params) + text))
     finally:
         await client.connection.aclose()
-
-
-def _neo4j_plan(server: Neo4jServer, text: str, params: dict[str, Any]) -> list[str]:
-    """The operators of Neo4j's plan (EXPLAIN), leaves included."""
-    with neo4j.GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as db:
-        # The server is reused across tests: plan from this graph's statistics,
-        # not from whatever an earlier test left sampled.
-        db.execute_query("CALL db.prepareForReplanning()")
-        summary = db.execute_query("CYPHER 5 EXPLAIN " + text, params).summary  # type: ignore[arg-type]
-    return operators(summary.plan)
 
 
 async def test_a_prefix_with_a_selective_equality_is_checked_not_ranged(api: Api) -> None:

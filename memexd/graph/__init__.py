@@ -21,6 +21,11 @@ __all__ = ["Fragment", "Graph", "Statement"]
 #: How each engine takes parameters ahead of sending: FalkorDB reads them as
 #: Cypher text, encoded here; the others take them as they are.
 _AHEAD: dict[str, Callable[[Params], Params]] = {"falkordb": Encoded}
+#: Engines that walk a whole reach in one statement: there a variable-length
+#: pattern whose ends are wanted DISTINCT is a pruning breadth-first search,
+#: linear in what it reaches (Neo4j). The others enumerate paths (FalkorDB),
+#: so walks go a few levels a statement (memexd.integrity.traversal).
+_WHOLE_WALKS = frozenset({"neo4j"})
 
 
 class Statement(NamedTuple):
@@ -60,6 +65,11 @@ class Graph:
     @property
     def backend(self) -> str:
         return self.store.backend
+
+    @property
+    def walks_whole(self) -> bool:
+        """Whether one statement may walk a whole reach (see ``_WHOLE_WALKS``)."""
+        return self.backend in _WHOLE_WALKS
 
     async def read(
         self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment

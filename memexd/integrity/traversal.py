@@ -48,13 +48,16 @@ BUDGET = 4096
 
 
 class Walk(Enum):
-    """What to follow: the relationship pattern, a predicate on it and the
+    """What to follow: the relationship pattern, a predicate on it, the
     pattern for deep attempts, if any (trusted slots; deep attempts cannot
-    check a predicate on relationships, so a walk with one has none)."""
+    check a predicate on relationships, so a walk with one has none), and
+    for whole walks the path pattern (its most levels left to fill) with
+    the predicate on a path's relationships."""
 
-    PARENTS = ("-[r:PARENT]->", "true", "-[:PARENT*1..64]->")
-    CHILDREN = ("<-[r:PARENT]-", "true", "<-[:PARENT*1..64]-")
-    ALIASES = ("-[r:ALIAS]-", "r.active = true AND r.retracted = false", None)
+    PARENTS = ("-[r:PARENT]->", "true", "-[:PARENT*1..64]->", "-[:PARENT*1..{}]->", "true")
+    CHILDREN = ("<-[r:PARENT]-", "true", "<-[:PARENT*1..64]-", "<-[:PARENT*1..{}]-", "true")
+    ALIASES = ("-[r:ALIAS]-", "r.active = true AND r.retracted = false", None, "-[:ALIAS*1..{}]-",
+               "all(r IN relationships(p) WHERE r.active = true AND r.retracted = false)")
 
     @property
     def pattern(self) -> str:
@@ -70,6 +73,14 @@ class Walk(Enum):
     def deep(self) -> str | None:
         deep: str | None = self.value[2]
         return deep
+
+    def path(self, levels: int) -> str:
+        """The whole walk's path pattern, at most ``levels`` deep."""
+        return str(self.value[3]).format(levels)
+
+    @property
+    def path_rels(self) -> str:
+        return str(self.value[4])
 
     @property
     def along(self) -> bool:
@@ -112,9 +123,15 @@ async def walk(
     live. Without ``steps`` only the items are collected, not the links.
     ``found`` is told the items reached after each round trip (new ones
     only), so reads about them can start while the walk goes on."""
+    frontier = list(dict.fromkeys(starts))
+    if graph.walks_whole and frontier:
+        whole = await _whole(graph, frontier, how, max_depth, max_nodes, steps)
+        if whole is not None:
+            if found is not None and whole.depth:
+                found(list(whole.depth))
+            return whole
     reach = Reach()
-    told = 0
-    frontier, base = list(dict.fromkeys(starts)), 0
+    told, base = 0, 0
     while frontier:
         # deep where it pays; a levelled window where it would not (wide
         # frontiers) or ran out of paths, then deep again
@@ -137,6 +154,55 @@ async def walk(
             found(list(islice(reversed(reach.depth), len(reach.depth) - told)))
             told = len(reach.depth)
     return reach
+
+
+async def _whole(
+    graph: Graph, starts: list[str], how: Walk, max_depth: int, max_nodes: int, steps: bool
+) -> Reach | None:
+    """The whole walk in one statement, on engines whose walks search
+    breadth first (:attr:`Graph.walks_whole`); None where that answer would
+    not be exact: the search stopped at ``max_nodes`` from several starts
+    (its ends are the nearest to each start in turn, not to all of them)."""
+    row = (await graph.read(
+        "traverse_reach", {"ids": starts, "cap": max_nodes + 1},
+        path=how.path(1 << max_depth.bit_length()), rels=how.path_rels,
+        pattern=how.pattern, rel=how.rel,
+    ))[0]  # fmt: skip
+    if len(row["ends"]) > max_nodes and len(row["starts"]) > 1:
+        return None
+    reach = Reach()
+    if not _started(reach, row["starts"], max_nodes):
+        return reach
+    edges = list(zip(row["froms"], row["tos"], strict=True))
+    if steps:
+        reach.steps.update(dict.fromkeys(edges))
+    for k, level in enumerate(_levels(list(reach.depth), edges), start=1):
+        fresh = sorted(level)
+        if k > max_depth or len(reach.depth) + len(fresh) > max_nodes:
+            reach.truncated = True
+            break
+        reach.depth.update((n, k) for n in fresh)
+    return reach
+
+
+def _levels(starts: list[str], edges: list[tuple[str, str]]) -> list[list[str]]:
+    """Breadth first from ``starts`` along ``edges``: the items first reached
+    at each depth from 1. Over every step out of a search's starts and ends,
+    these are the search's own depths (the levels it ended in included):
+    each item's shortest path runs through items the search reached."""
+    below: dict[str, list[str]] = {}
+    for a, b in edges:
+        below.setdefault(a, []).append(b)
+    seen = set(starts)
+    levels = [starts]
+    while levels[-1]:
+        level = []
+        for y in (y for x in levels[-1] for y in below.get(x, ())):
+            if y not in seen:
+                seen.add(y)
+                level.append(y)
+        levels.append(level)
+    return levels[1:-1]
 
 
 async def _deep(graph: Graph, frontier: list[str], how: Walk, steps: bool) -> Row | None:
