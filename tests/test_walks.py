@@ -168,7 +168,8 @@ async def test_a_whole_walk_is_one_pruning_search_on_neo4j(
 ) -> None:
     """Neo4j plans the whole walk as a pruning breadth-first search (each
     item once, at its least depth), never as an enumeration of paths."""
-    text, params = Queries("neo4j").get("traverse_reach").bind(
+    query = Queries("neo4j").get("traverse_reach")
+    text, params = query.bind(
         {"ids": [new_id()], "cap": 10, "readable": [""]},
         {"path": how.path(16), "rels": how.path_rels, "pattern": how.pattern, "rel": how.rel},
     )

@@ -56,8 +56,13 @@ class Walk(Enum):
 
     PARENTS = ("-[r:PARENT]->", "true", "-[:PARENT*1..64]->", "-[:PARENT*1..{}]->", "true")
     CHILDREN = ("<-[r:PARENT]-", "true", "<-[:PARENT*1..64]-", "<-[:PARENT*1..{}]-", "true")
-    ALIASES = ("-[r:ALIAS]-", "r.active = true AND r.retracted = false", None, "-[:ALIAS*1..{}]-",
-               "all(r IN relationships(p) WHERE r.active = true AND r.retracted = false)")
+    ALIASES = (
+        "-[r:ALIAS]-",
+        "r.active = true AND r.retracted = false",
+        None,
+        "-[:ALIAS*1..{}]-",
+        "all(r IN relationships(p) WHERE r.active = true AND r.retracted = false)",
+    )
 
     @property
     def pattern(self) -> str:
