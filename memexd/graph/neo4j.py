@@ -25,9 +25,11 @@ import neo4j
 import neo4j.exceptions as neo
 
 from memexd.graph import bookmarks
+from memexd.graph.commits import GroupCommit, RolledBack, Write
 from memexd.graph.cypher import Queries
 from memexd.graph.errors import neo4j_errors
 from memexd.graph.gate import Gate
+from memexd.graph.packed import Packer
 from memexd.types import Params, Row
 
 __all__ = ["Neo4jStore"]
@@ -40,6 +42,9 @@ _RETRY_CODES = ("DeadlockDetected", "LockClientStopped", "Transaction.Outdated")
 _ATTEMPTS = 8
 #: Schema statements that create an index (a constraint brings one too).
 _CREATES_INDEX = re.compile(r"^\s*CREATE\b.*\b(INDEX|CONSTRAINT)\b", re.IGNORECASE | re.DOTALL)
+#: What Neo4j answers for a text it will not compile (a packed read whose
+#: subquery returns a column without a name).
+_UNCOMPILED = ("Statement.SyntaxError", "Statement.SemanticError")
 
 
 class Neo4jStore:
@@ -69,6 +74,8 @@ class Neo4jStore:
         queries = Queries("neo4j")
         self._lock = _PREFIX + queries.get("write_lock").text + "\n"
         self._await_indexes = _PREFIX + queries.get("indexes_await").text
+        self._packer = Packer()
+        self._commits = GroupCommit(self._write_group, self._write_alone)
 
     @classmethod
     def connect(
@@ -99,30 +106,65 @@ class Neo4jStore:
         return cls(driver, database, timeout_ms, Gate(pool_size, pool_wait_ms / 1000))
 
     async def read(self, text: str, params: Params) -> list[Row]:
-        # one auto-commit transaction: a round trip less than an explicit one
+        # one auto-commit transaction: a round trip less than an explicit one;
+        # its rows as one record (memexd.graph.packed)
         with neo4j_errors(self._timeout):
-            return await self._run(neo4j.READ_ACCESS, _PREFIX + text, params)
+            packed = self._packer.packed(text)
+            if packed is not None:
+                try:
+                    rows, _ = await self._run(neo4j.READ_ACCESS, _PREFIX + packed.text, params)
+                    return packed.unpack(rows)
+                except neo.ClientError as exc:
+                    if not any(code in (exc.code or "") for code in _UNCOMPILED):
+                        raise
+                    self._packer.refuse(text)
+            return await self._read(text, params)
+
+    async def _read(self, text: str, params: Params) -> list[Row]:
+        rows, columns = await self._run(neo4j.READ_ACCESS, _PREFIX + text, params)
+        self._packer.learn(text, columns)
+        return rows
 
     async def write(self, text: str, params: Params) -> list[Row]:
-        text = self._lock + text
+        # writes arriving together commit together (memexd.graph.commits)
+        return await self._commits.write(self._lock + text, params)
+
+    async def _write_alone(self, text: str, params: Params) -> list[Row]:
         with neo4j_errors(self._timeout):
             for attempt in range(1, _ATTEMPTS + 1):
                 try:
-                    return await self._run(neo4j.WRITE_ACCESS, text, params)
+                    return (await self._run(neo4j.WRITE_ACCESS, text, params))[0]
                 except neo.TransientError as exc:
                     if attempt == _ATTEMPTS or not _rolled_back(exc):
                         raise
                 await asyncio.sleep(random.uniform(0, 0.002 * attempt))  # noqa: S311
         raise AssertionError("unreachable: the last attempt returns or raises")
 
-    async def _run(self, mode: str, text: str, params: Params) -> list[Row]:
+    async def _write_group(self, writes: list[Write]) -> list[list[Row]]:
+        """The statements in one transaction, one commit; RolledBack if the
+        engine rolled it back (each is then sent alone)."""
+        with neo4j_errors(self._timeout):
+            await self._gate.enter()
+            try:
+                async with self._session(neo4j.WRITE_ACCESS) as session:
+                    try:
+                        answers = await _together(session, writes, self._timeout)
+                    except neo.Neo4jError as exc:  # the engine's answer: nothing written
+                        raise RolledBack(str(exc.code)) from exc
+                    bookmarks.seen(await session.last_bookmarks())
+                    return answers
+            finally:
+                self._gate.leave()
+
+    async def _run(self, mode: str, text: str, params: Params) -> tuple[list[Row], tuple[str, ...]]:
+        """The rows of one auto-commit transaction, and their columns."""
         await self._gate.enter()
         try:
             async with self._session(mode) as session:
                 result = await session.run(neo4j.Query(text, timeout=self._timeout), dict(params))
                 rows = await result.data()
                 bookmarks.seen(await session.last_bookmarks())
-                return rows
+                return rows, tuple(result.keys())
         finally:
             self._gate.leave()
 
@@ -140,6 +182,7 @@ class Neo4jStore:
             await self._driver.verify_connectivity()
 
     async def close(self) -> None:
+        await self._commits.drain()
         await self._driver.close()
 
     def _session(self, mode: str) -> neo4j.AsyncSession:
@@ -149,6 +192,18 @@ class Neo4jStore:
             bookmarks=bookmarks.given(),
             bookmark_manager=self._bookmarks,
         )
+
+
+async def _together(
+    session: neo4j.AsyncSession, writes: list[Write], timeout: float | None
+) -> list[list[Row]]:
+    """Each statement's rows, all in one transaction, committed once."""
+    answers = []
+    async with await session.begin_transaction(timeout=timeout) as tx:
+        for write in writes:
+            answers.append(await (await tx.run(write.text, dict(write.params))).data())
+        await tx.commit()
+    return answers
 
 
 def _rolled_back(exc: neo.TransientError) -> bool:
