@@ -7,7 +7,8 @@ Run: ``.venv/bin/python bench/load.py [--engine falkordb neo4j] [--items 20000]
 For each engine, a fresh ``memexd serve`` with its default settings (or
 ``--workers``) holds ``--items`` items; ``wrk`` then drives, at each number of
 keep-alive connections, point reads (``item(id)`` of random ids), a filtered
-top-10, ``createItem``, and a 90/10 mix of the two, and prints req/s,
+top-10, ``createItem``, and a 90/10 mix of the two (each first run
+``--warmup`` seconds uncounted: Neo4j's JIT and plan cache warm up), and prints req/s,
 p50/p99/max latency and failures (503s, which the connection cap answers
 promptly, are counted apart). In the same run, two anchors at 32
 connections: a bare ASGI app on the same uvicorn/httptools/uvloop stack in
@@ -69,6 +70,9 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--workloads", nargs="+", default=list(WORKLOADS), choices=WORKLOADS)
     parser.add_argument("--workers", type=int, help="MEMEXD_WORKERS (default: memexd's)")
     parser.add_argument("--threads", type=int, default=2, help="wrk threads")
+    parser.add_argument("--warmup", type=int, default=5,
+                        help="seconds of each workload run first, not counted (Neo4j's JIT "
+                             "and plan cache warm up)")  # fmt: skip
     parser.add_argument("--json", type=Path, help="also write the figures here")
     return parser.parse_args()
 
@@ -306,6 +310,8 @@ def run_engine(engine: str, args: argparse.Namespace, folder: Path) -> dict[str,
         scripts = {w: _lua(w, ids, folder) for w in WORKLOADS}
         cpu = Cpu(server, neo)
         for workload in args.workloads:
+            if args.warmup:
+                wrk(url, scripts[workload], max(args.connections), args.warmup, args.threads)
             for connections in args.connections:
                 before = cpu.now()
                 figures = wrk(url, scripts[workload], connections, args.seconds, args.threads)

@@ -5,6 +5,7 @@ under its own grants, and a failure or a cancelled reader harms no one else."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from memexd.core import Memex
 from memexd.errors import StorageUnavailable
 from memexd.events.vocabulary import Origin
 from memexd.graph import bookmarks
-from memexd.graph.batching import MAX_IDS
+from memexd.graph.batching import IN_FLIGHT, MAX_IDS
 from memexd.memory.model import NewItem
 from memexd.settings import Settings
 from memexd.types import GraphStore, Params, Row
@@ -34,9 +35,12 @@ class Gated(CountingStore):
         super().__init__(inner)
         self.fail: Exception | None = None
         self.sent: list[Params] = []
+        self.gate: asyncio.Event | None = None
 
     async def read(self, text: str, params: Params) -> list[Row]:
         self.sent.append(params)
+        if self.gate is not None:
+            await self.gate.wait()
         if self.fail is not None:
             self.reads += 1
             raise self.fail
@@ -111,6 +115,38 @@ async def test_a_full_batch_is_sent_at_once(setup: tuple[Memex, Gated]) -> None:
     got = await asyncio.gather(*(memex.item_reads.get(i) for i in ids))
     assert got == [None] * len(ids)
     assert sorted(len(p["ids"]) for p in gated.sent) == [10, MAX_IDS]
+
+
+async def test_reads_that_wait_for_a_busy_engine_go_together(
+    setup: tuple[Memex, Gated],
+) -> None:
+    """With IN_FLIGHT batches of a query at the engine, the reads that come
+    meanwhile (in other turns of the loop) wait and go in one batch."""
+    memex, gated = setup
+    gated.gate = asyncio.Event()
+    first = []
+    for n in range(1, IN_FLIGHT + 1):  # each sent before the next comes: a batch each
+        first.append(asyncio.ensure_future(memex.item_reads.get(u(n))))
+        await _until(lambda sent=n: len(gated.sent) == sent)
+    later = []
+    for n in (11, 12, 13):
+        later.append(asyncio.ensure_future(memex.item_reads.get(u(n))))
+        for _ in range(20):  # turns enough to have sent it, had it not waited
+            await asyncio.sleep(0)
+    assert [p["ids"] for p in gated.sent] == [[u(n)] for n in range(1, IN_FLIGHT + 1)]
+    gated.gate.set()
+    assert [content(i) for i in await asyncio.gather(*first, *later)] == [
+        *range(1, IN_FLIGHT + 1), 11, 12, 13]  # fmt: skip
+    assert sorted(gated.sent[-1]["ids"]) == [u(11), u(12), u(13)]
+    assert len(gated.sent) == IN_FLIGHT + 1
+
+
+async def _until(done: Callable[[], bool]) -> None:
+    for _ in range(1000):
+        if done():
+            return
+        await asyncio.sleep(0)
+    raise AssertionError("never happened")
 
 
 async def test_a_failed_query_is_every_readers_failure(setup: tuple[Memex, Gated]) -> None:

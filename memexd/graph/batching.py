@@ -8,7 +8,11 @@ memexd's. Gathered, the reads of one named query with the same other
 parameters, the same grants and the same bookmarks that start in one turn of
 the event loop become one query over their ids, and each reader gets its
 own rows. A lone read waits one turn of the loop (microseconds) and is sent
-as it would have been.
+as it would have been. Under load, reads of a query with ``IN_FLIGHT`` of
+its batches already at the engine wait for one of them to come back and go
+in the next: the busier the engine, the fuller the batches, so each read
+costs it less (Neo4j spent 0.8 ms of engine CPU per point read from 16
+clients, 0.3 ms from 32, where batches were fuller).
 
 The gathered query runs in a task of its own, in a fresh context carrying
 the readers' shared bookmarks; what it leaves is handed to each reader's
@@ -26,10 +30,12 @@ from typing import Any
 from memexd.graph import bookmarks
 from memexd.types import Row
 
-__all__ = ["MAX_IDS", "Batches"]
+__all__ = ["IN_FLIGHT", "MAX_IDS", "Batches"]
 
 #: Ids in one gathered query at most (a fuller batch is sent at once).
 MAX_IDS = 256
+#: Batches of one query at the engine at once (one per engine core here).
+IN_FLIGHT = 2
 
 Send = Callable[[list[str]], Awaitable[list[Row]]]
 IdOf = Callable[[Row], Any]
@@ -50,6 +56,7 @@ class Batches:
     def __init__(self) -> None:
         self._open: dict[Hashable, _Batch] = {}
         self._running: set[asyncio.Task[None]] = set()
+        self._in_flight: dict[Hashable, int] = {}
 
     async def read(self, key: Hashable, item_id: str, send: Send, id_of: IdOf) -> list[Row]:
         """The rows of ``item_id``: those ``send`` returns for a batch of ids
@@ -58,7 +65,9 @@ class Batches:
         batch = self._open.get(key)
         if batch is None:
             batch = self._open[key] = _Batch(send, id_of)
-            loop.call_soon(self._flush, key, batch)
+            if self._in_flight.get(key, 0) < IN_FLIGHT:
+                loop.call_soon(self._flush, key, batch)
+            # else: sent when a batch of the key comes back (_landed)
         waiter: asyncio.Future[list[Row]] = loop.create_future()
         batch.waiters.setdefault(item_id, []).append(waiter)
         if (carried := bookmarks.current()) is not None:
@@ -76,7 +85,20 @@ class Batches:
         shared = context.run(bookmarks.bind_given, given)
         task = asyncio.get_running_loop().create_task(self._run(batch, shared), context=context)
         self._running.add(task)
-        task.add_done_callback(self._running.discard)
+        self._in_flight[key] = self._in_flight.get(key, 0) + 1
+        task.add_done_callback(lambda done: self._landed(key, done))
+
+    def _landed(self, key: Hashable, task: asyncio.Task[None]) -> None:
+        """A batch came back: the one gathered meanwhile goes now."""
+        self._running.discard(task)
+        left = self._in_flight[key] - 1
+        if left:
+            self._in_flight[key] = left
+        else:
+            del self._in_flight[key]
+        waiting = self._open.get(key)
+        if waiting is not None:
+            self._flush(key, waiting)
 
     @staticmethod
     async def _run(batch: _Batch, shared: bookmarks.Carried) -> None:
