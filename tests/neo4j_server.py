@@ -23,7 +23,7 @@ from typing import Any
 
 import neo4j
 
-__all__ = ["Neo4jServer", "build", "explain", "operators"]
+__all__ = ["Neo4jServer", "build", "explain", "operators", "seeks"]
 
 LAUNCHER = Path(__file__).resolve().parents[1] / "tools" / "neo4j"
 TARGET = LAUNCHER / "target"
@@ -170,12 +170,27 @@ def operators(plan: Any) -> list[str]:
 
 def explain(server: Neo4jServer, text: str, params: dict[str, Any]) -> list[str]:
     """The operators of Neo4j's plan for a statement (EXPLAIN), leaves included."""
+    return operators(_plan(server, text, params))
+
+
+def seeks(server: Neo4jServer, text: str, params: dict[str, Any]) -> list[str]:
+    """The index seeks of Neo4j's plan for a statement, with their details
+    (the index and the predicates it answers)."""
+    found, pending = [], [_plan(server, text, params)]
+    while pending:
+        node = pending.pop()
+        if str(node["operatorType"]).startswith("NodeIndex"):
+            found.append(str(node.get("args", {}).get("Details", "")))
+        pending.extend(node.get("children", []))
+    return found
+
+
+def _plan(server: Neo4jServer, text: str, params: dict[str, Any]) -> Any:
     with neo4j.GraphDatabase.driver(server.uri, auth=(server.user, server.password)) as db:
         # The server is reused across tests: plan from this graph's statistics,
         # not from whatever an earlier test left sampled.
         db.execute_query("CALL db.prepareForReplanning()")
-        summary = db.execute_query("CYPHER 5 EXPLAIN " + text, params).summary  # type: ignore[arg-type]
-    return operators(summary.plan)
+        return db.execute_query("CYPHER 5 EXPLAIN " + text, params).summary.plan  # type: ignore[arg-type]
 
 
 def main() -> None:
