@@ -19,7 +19,7 @@ from memexd.graph.batching import IN_FLIGHT, MAX_IDS
 from memexd.memory.model import NewItem
 from memexd.settings import Settings
 from memexd.types import GraphStore, Params, Row
-from tests.support import CountingStore
+from tests.support import Api, CountingStore
 
 ORIGIN = Origin()
 
@@ -190,3 +190,20 @@ async def test_readers_get_the_bookmarks_their_shared_read_left(
     left = {latest for _, latest in got}
     assert len(left) == 1  # the same for both readers
     assert bool(left.pop()) == (memex.graph.backend == "neo4j")  # only Neo4j has bookmarks
+
+
+async def test_a_forbidden_a_bad_and_a_good_id_at_once_each_get_their_own(api: Api) -> None:
+    """Over GraphQL, at once: an id the caller may not read, a malformed one
+    and a good one. The good read shares its batch with the forbidden one
+    and gets its item; the forbidden one is null (it does not exist for the
+    caller); the malformed one fails alone, as BAD_USER_INPUT."""
+    mine = (await api.create(scope="a/x"))["id"]
+    hidden = (await api.create(scope="b/x"))["id"]
+    reader = api.with_grants("read:a/")
+    query = "query($id: ID!) { item(id: $id) { id scope } }"
+    sent = api.store.reads
+    got = await asyncio.gather(*(reader.run(query, {"id": i}) for i in (hidden, "not-an-id", mine)))
+    assert got[0] == {"data": {"item": None}}
+    assert [e["extensions"]["code"] for e in got[1]["errors"]] == ["BAD_USER_INPUT"]
+    assert got[2] == {"data": {"item": {"id": mine, "scope": "a/x"}}}
+    assert api.store.reads - sent == 1  # the two good-looking ids: one query
