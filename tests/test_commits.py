@@ -102,7 +102,7 @@ async def test_a_rolled_back_group_goes_again_one_by_one() -> None:
     commits = GroupCommit(group, one)
     got = await asyncio.gather(*(commits.write(t, {}) for t in ("a", "b", "bad", "c")),
                                return_exceptions=True)  # fmt: skip
-    assert got[0] == [{"t": "a"}] and got[1] == [{"t": "b"}] and got[3] == [{"t": "c"}]
+    assert [got[0], got[1], got[3]] == [[{"t": "a"}], [{"t": "b"}], [{"t": "c"}]]
     assert isinstance(got[2], StorageError)
     assert alone == ["a", "b", "bad", "c"]
 
