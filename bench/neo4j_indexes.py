@@ -11,7 +11,9 @@ constraint on the id, then with the item indexes added back one at a time
 item it adds; every round runs the whole sweep again, and the median of the
 rounds is printed. Steps that index a property the items do not have (a
 retracted item's, a decayed item's) cost nothing by construction: they show
-how large the noise is.
+how large the noise is. Last, the items are written once more with every
+index and each index's files are weighed (bytes per item of store, which the
+page cache holds to serve them from memory).
 """
 
 from __future__ import annotations
@@ -36,9 +38,10 @@ from memexd.graph.neo4j import Neo4jStore
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.neo4j_server import Neo4jServer
 
-SHOW = ("SHOW INDEXES YIELD name, type, labelsOrTypes, properties, owningConstraint "
+SHOW = ("SHOW INDEXES YIELD id, name, type, labelsOrTypes, properties, owningConstraint "
         "WHERE type = 'RANGE' AND labelsOrTypes = ['Item'] AND owningConstraint IS NULL "
-        "RETURN name, properties")  # fmt: skip
+        "RETURN id, name, properties")  # fmt: skip
+RANGE_FILES = Path("data/databases/neo4j/schema/index/range-1.0")
 WIPE = "MATCH (n:Item) WITH n LIMIT 20000 DETACH DELETE n RETURN count(*) AS gone"
 
 
@@ -49,13 +52,15 @@ def _args() -> argparse.Namespace:
     return parser.parse_args()
 
 
-async def _ingest_us(driver: neo4j.AsyncDriver, rows: list[dict[str, Any]]) -> float:
-    """Microseconds per item to write ``rows``, then delete them again."""
+async def _ingest_us(
+    driver: neo4j.AsyncDriver, rows: list[dict[str, Any]], *, keep: bool = False
+) -> float:
+    """Microseconds per item to write ``rows``, then (unless ``keep``) delete them again."""
     start = time.perf_counter()
     for k in range(0, len(rows), 1_000):
         await driver.execute_query(RAW_CREATE, {"rows": rows[k : k + 1_000]})
     per_item = (time.perf_counter() - start) / len(rows) * 1e6
-    while (await driver.execute_query(WIPE)).records[0]["gone"]:
+    while not keep and (await driver.execute_query(WIPE)).records[0]["gone"]:
         pass
     return per_item
 
@@ -65,7 +70,8 @@ async def sweep(server: Neo4jServer, rows: list[dict[str, Any]], rounds: int) ->
     await memexd_schema(store)
     auth = (server.user, server.password)
     async with neo4j.AsyncGraphDatabase.driver(server.uri, auth=auth) as driver:
-        indexes = [(r["name"], r["properties"]) for r in (await driver.execute_query(SHOW)).records]
+        shown = (await driver.execute_query(SHOW)).records
+        indexes = [(r["name"], r["properties"]) for r in shown]
         await _ingest_us(driver, rows)  # the JIT warms up
         steps: dict[str, list[float]] = {"constraint only": []}
         for _ in range(rounds):
@@ -79,7 +85,22 @@ async def sweep(server: Neo4jServer, rows: list[dict[str, Any]], rounds: int) ->
                 now = await _ingest_us(driver, rows)
                 steps.setdefault(f"+ {name} ({', '.join(props)})", []).append(now - last)
                 last = now
+        await _ingest_us(driver, rows, keep=True)
+        await driver.execute_query("CALL db.checkpoint()")
+        sizes = {r["name"]: _size(server.data / RANGE_FILES / str(r["id"]))
+                 for r in (await driver.execute_query(SHOW)).records}  # fmt: skip
     await store.close()
+    _report(steps)
+    print(f"\nstore of each index, bytes per item ({len(rows):,} items)")
+    for name, size in sorted(sizes.items(), key=lambda kv: -kv[1]):
+        print(f"  {name:<40} {size / len(rows):8.1f}")
+
+
+def _size(folder: Path) -> int:
+    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
+
+
+def _report(steps: dict[str, list[float]]) -> None:
     total = statistics.median(steps.pop("constraint only"))
     print(f"{'constraint only (us per item)':<64} {total:8.1f}")
     for step, costs in steps.items():
