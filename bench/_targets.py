@@ -49,7 +49,15 @@ from memexd.types import GraphStore, Params, Row
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from tests.neo4j_server import Neo4jServer, operators
 
-__all__ = ["RAW_CREATE", "RAW_ITEM", "Target", "engine_server", "falkordb_target", "neo4j_target"]
+__all__ = [
+    "RAW_CREATE",
+    "RAW_ITEM",
+    "Target",
+    "checkpointed",
+    "engine_server",
+    "falkordb_target",
+    "neo4j_target",
+]
 
 RAW_CREATE = "UNWIND $rows AS r CREATE (n:Item) SET n = r"
 RAW_ITEM = (
@@ -284,16 +292,7 @@ class Neo4jTarget:
         return _du(self.neo.data)
 
     def _checkpointed(self, timeout: float = 300) -> None:
-        """Wait for the next checkpoint to complete (Community has no procedure
-        to ask for one; the bench's Neo4j makes one every 20 s)."""
-        log = self.neo.data / "logs" / "debug.log"
-
-        def done() -> int:
-            return log.read_text(errors="replace").count("checkpoint completed")
-
-        before, deadline = done(), time.monotonic() + timeout
-        while done() == before and time.monotonic() < deadline:
-            time.sleep(1)
+        checkpointed(self.neo, timeout)
 
     def detail(self) -> str:
         store = _du(self.neo.data / "data" / "databases" / "neo4j")
@@ -356,6 +355,19 @@ class Neo4jTarget:
             return [r["n.id"] for r in rows]
 
         return asyncio.run(run())
+
+
+def checkpointed(neo: Neo4jServer, timeout: float = 300) -> None:
+    """Wait for the next checkpoint to complete (Community has no procedure
+    to ask for one; the benches' Neo4j makes one every 20 s)."""
+    log = neo.data / "logs" / "debug.log"
+
+    def done() -> int:
+        return log.read_text(errors="replace").count("checkpoint completed")
+
+    before, deadline = done(), time.monotonic() + timeout
+    while done() == before and time.monotonic() < deadline:
+        time.sleep(1)
 
 
 @contextmanager

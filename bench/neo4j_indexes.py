@@ -31,7 +31,7 @@ from typing import Any
 import neo4j
 from _common import stored_props
 from _shapes import Shapes
-from _targets import RAW_CREATE, memexd_schema
+from _targets import RAW_CREATE, checkpointed, memexd_schema
 
 from memexd.graph.neo4j import Neo4jStore
 
@@ -85,12 +85,12 @@ async def sweep(server: Neo4jServer, rows: list[dict[str, Any]], rounds: int) ->
                 now = await _ingest_us(driver, rows)
                 steps.setdefault(f"+ {name} ({', '.join(props)})", []).append(now - last)
                 last = now
+        _report(steps)
         await _ingest_us(driver, rows, keep=True)
-        await driver.execute_query("CALL db.checkpoint()")
+        await asyncio.to_thread(checkpointed, server)  # the indexes' pages on disk
         sizes = {r["name"]: _size(server.data / RANGE_FILES / str(r["id"]))
                  for r in (await driver.execute_query(SHOW)).records}  # fmt: skip
     await store.close()
-    _report(steps)
     print(f"\nstore of each index, bytes per item ({len(rows):,} items)")
     for name, size in sorted(sizes.items(), key=lambda kv: -kv[1]):
         print(f"  {name:<40} {size / len(rows):8.1f}")
@@ -118,7 +118,8 @@ def main() -> None:
         props["scope_root"] = item["scope"].split("/", 1)[0]
         rows.append(props)
     with tempfile.TemporaryDirectory(prefix="mxi-") as root:
-        server = Neo4jServer(Path(root) / "neo4j", heap_mb=2048, pagecache_mb=1024)
+        server = Neo4jServer(Path(root) / "neo4j", heap_mb=2048, pagecache_mb=1024,
+                             settings=("db.checkpoint.interval.time=20s",))  # fmt: skip
         server.start()
         try:
             asyncio.run(sweep(server, rows, args.rounds))
