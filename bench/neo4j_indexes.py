@@ -1,19 +1,18 @@
-"""What each of memexd's indexes on items costs Neo4j's ingest.
+"""What memexd's indexes on items cost Neo4j: ingest time, and each one's store.
 
-Run: ``.venv/bin/python bench/neo4j_indexes.py [--items 20000] [--rounds 3]``
+Run: ``.venv/bin/python bench/neo4j_indexes.py [--items 20000] [--rounds 5]``
 
 One Neo4j from ``tools/neo4j`` with memexd's schema (its migrations). Items
 shaped as ``bench/scale.py`` loads them are written by raw batched Cypher
 (``UNWIND $rows AS r CREATE (n:Item) SET n = r``, 1,000 a query, the
-properties memexd stores, the scope root too), first with only the unique
-constraint on the id, then with the item indexes added back one at a time
-(in the order the migrations create them). Each step's cost is the time per
-item it adds; every round runs the whole sweep again, and the median of the
-rounds is printed. Steps that index a property the items do not have (a
-retracted item's, a decayed item's) cost nothing by construction: they show
-how large the noise is. Last, the items are written once more with every
-index and each index's files are weighed (bytes per item of store, which the
-page cache holds to serve them from memory).
+properties memexd stores, the scope root too). Ingest time is measured with
+only the unique constraint on the id and with every index, alternately,
+``--rounds`` times: the medians and their difference, what the indexes cost
+a write. (One index at a time moved less than the noise between runs: ±30
+µs an item.) Then a second, fresh Neo4j takes the items once, stops (which
+writes every page), and each index's files are weighed: bytes per item of
+store, which the page cache holds to serve it from memory (an index on a
+property these items lack, such as a retracted item's, weighs nothing).
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from typing import Any
 import neo4j
 from _common import stored_props
 from _shapes import Shapes
-from _targets import RAW_CREATE, checkpointed, memexd_schema
+from _targets import RAW_CREATE, memexd_schema
 
 from memexd.graph.neo4j import Neo4jStore
 
@@ -48,7 +47,7 @@ WIPE = "MATCH (n:Item) WITH n LIMIT 20000 DETACH DELETE n RETURN count(*) AS gon
 def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--items", type=int, default=20_000)
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)
     return parser.parse_args()
 
 
@@ -60,53 +59,72 @@ async def _ingest_us(
     for k in range(0, len(rows), 1_000):
         await driver.execute_query(RAW_CREATE, {"rows": rows[k : k + 1_000]})
     per_item = (time.perf_counter() - start) / len(rows) * 1e6
-    while not keep and (await driver.execute_query(WIPE)).records[0]["gone"]:
-        pass
+    if not keep:
+        await _wipe(driver)
     return per_item
 
 
-async def sweep(server: Neo4jServer, rows: list[dict[str, Any]], rounds: int) -> None:
+async def _wipe(driver: neo4j.AsyncDriver) -> None:
+    while (await driver.execute_query(WIPE)).records[0]["gone"]:
+        pass
+
+
+async def timed(server: Neo4jServer, rows: list[dict[str, Any]], rounds: int) -> None:
     store = Neo4jStore.connect(server.uri, user=server.user, password=server.password)
     await memexd_schema(store)
     auth = (server.user, server.password)
     async with neo4j.AsyncGraphDatabase.driver(server.uri, auth=auth) as driver:
         shown = (await driver.execute_query(SHOW)).records
-        indexes = [(r["name"], r["properties"]) for r in shown]
         await _ingest_us(driver, rows)  # the JIT warms up
-        steps: dict[str, list[float]] = {"constraint only": []}
+        times: dict[bool, list[float]] = {False: [], True: []}
         for _ in range(rounds):
-            for name, _props in indexes:
-                await driver.execute_query(f"DROP INDEX `{name}`")
-            last = await _ingest_us(driver, rows)
-            steps["constraint only"].append(last)
-            for name, props in indexes:
-                on = ", ".join(f"n.`{p}`" for p in props)
-                await store.execute_ddl(f"CREATE INDEX `{name}` FOR (n:Item) ON ({on})")
-                now = await _ingest_us(driver, rows)
-                steps.setdefault(f"+ {name} ({', '.join(props)})", []).append(now - last)
-                last = now
-        _report(steps)
-        await _ingest_us(driver, rows, keep=True)
-        await asyncio.to_thread(checkpointed, server)  # the indexes' pages on disk
-        sizes = {r["name"]: _size(server.data / RANGE_FILES / str(r["id"]))
-                 for r in (await driver.execute_query(SHOW)).records}  # fmt: skip
+            for indexed in (False, True):
+                for record in shown:
+                    if indexed:
+                        on = ", ".join(f"n.`{p}`" for p in record["properties"])
+                        await store.execute_ddl(
+                            f"CREATE INDEX `{record['name']}` IF NOT EXISTS FOR (n:Item) ON ({on})"
+                        )
+                    else:
+                        await driver.execute_query(f"DROP INDEX `{record['name']}` IF EXISTS")
+                times[indexed].append(await _ingest_us(driver, rows))
     await store.close()
+    bare, full = statistics.median(times[False]), statistics.median(times[True])
+    print(
+        f"ingest, µs per item (median of {rounds}): only the id's constraint {bare:.1f}, "
+        f"every index {full:.1f}: the {len(shown)} indexes add {full - bare:.1f}"
+    )
+
+
+async def _load(server: Neo4jServer, rows: list[dict[str, Any]]) -> list[Any]:
+    """memexd's schema and the items, once; the indexes as shown."""
+    store = Neo4jStore.connect(server.uri, user=server.user, password=server.password)
+    await memexd_schema(store)
+    await store.close()
+    auth = (server.user, server.password)
+    async with neo4j.AsyncGraphDatabase.driver(server.uri, auth=auth) as driver:
+        await _ingest_us(driver, rows, keep=True)
+        return list((await driver.execute_query(SHOW)).records)
+
+
+def weighed(server: Neo4jServer, rows: list[dict[str, Any]]) -> None:
+    server.start()
+    try:
+        shown = asyncio.run(_load(server, rows))
+    finally:
+        server.stop()  # a clean stop writes every page
     print(f"\nstore of each index, bytes per item ({len(rows):,} items)")
-    for name, size in sorted(sizes.items(), key=lambda kv: -kv[1]):
-        print(f"  {name:<40} {size / len(rows):8.1f}")
+    for record in sorted(shown, key=lambda r: -_size(_folder(server, r["id"]))):
+        size = _size(_folder(server, record["id"])) / len(rows)
+        print(f"  {record['name']:<28} {', '.join(record['properties']):<32} {size:8.1f}")
+
+
+def _folder(server: Neo4jServer, index_id: int) -> Path:
+    return server.data / RANGE_FILES / str(index_id)
 
 
 def _size(folder: Path) -> int:
     return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
-
-
-def _report(steps: dict[str, list[float]]) -> None:
-    total = statistics.median(steps.pop("constraint only"))
-    print(f"{'constraint only (us per item)':<64} {total:8.1f}")
-    for step, costs in steps.items():
-        print(f"{step:<64} {statistics.median(costs):+8.1f}")
-        total += statistics.median(costs)
-    print(f"{'every index (sum of the medians)':<64} {total:8.1f}")
 
 
 def main() -> None:
@@ -118,13 +136,13 @@ def main() -> None:
         props["scope_root"] = item["scope"].split("/", 1)[0]
         rows.append(props)
     with tempfile.TemporaryDirectory(prefix="mxi-") as root:
-        server = Neo4jServer(Path(root) / "neo4j", heap_mb=2048, pagecache_mb=1024,
-                             settings=("db.checkpoint.interval.time=20s",))  # fmt: skip
+        server = Neo4jServer(Path(root) / "timed", heap_mb=2048, pagecache_mb=1024)
         server.start()
         try:
-            asyncio.run(sweep(server, rows, args.rounds))
+            asyncio.run(timed(server, rows, args.rounds))
         finally:
             server.stop()
+        weighed(Neo4jServer(Path(root) / "weighed", heap_mb=2048, pagecache_mb=1024), rows)
 
 
 if __name__ == "__main__":
