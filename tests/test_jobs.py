@@ -6,12 +6,14 @@ DECAY_UPDATE and CONSOLIDATE, each with its dry run; bad input and limits."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from memexd.core import Memex
+from memexd.graph.migrations import migrate
 from memexd.jobs.worker import JobWorker
 from memexd.settings import Settings
 from tests.conftest import ApiFactory
@@ -363,6 +365,30 @@ async def test_consolidation_keys_items_written_before_keys(api: Api, tmp_path: 
     result = (await status(api, real["id"]))["result"]
     assert result == {"duplicates": 2, "keyed": 6, "unkeyed": 0}
     assert (await api.ok(ITEM, id=made["twins"][2]["id"]))["item"]["archived"] is True
+
+
+async def test_content_keys_written_whole_are_cut_and_twins_still_found(
+    api: Api, tmp_path: Path
+) -> None:
+    """Keys are 32 hex digits; those a server wrote whole (64) are cut to the
+    same by migration content_key_short, and twins are found across both."""
+    made = await twins(api)
+    store = api.graph.store
+    keys = await store.read("MATCH (n:Item) RETURN n.id AS id, n.content_key AS key", {})
+    assert {r["id"]: len(r["key"]) for r in keys} == {r["id"]: 32 for r in keys}
+    old = made["twins"][0]["id"]  # as an older server left it: the whole hash
+    tail = hashlib.sha256(b"the rest of a whole hash").hexdigest()[32:]
+    grow = "MATCH (n:Item {id: $id}) SET n.content_key = n.content_key + $tail"
+    await store.write(grow, {"id": old, "tail": tail})
+    grown = await store.read("MATCH (n:Item {id: $id}) RETURN n.content_key AS key", {"id": old})
+    assert len(grown[0]["key"]) == 64
+    await store.write("MATCH (m:Migration {name: 'content_key_short'}) DELETE m", {})
+    assert [m.name for m in await migrate(api.graph)] == ["content_key_short"]
+    after = await store.read("MATCH (n:Item) RETURN n.id AS id, n.content_key AS key", {})
+    assert {r["id"]: r["key"] for r in after} == {r["id"]: r["key"] for r in keys}
+    real = await queued(api, type_="CONSOLIDATE")
+    await drain(worker(api, tmp_path))
+    assert (await status(api, real["id"]))["result"]["duplicates"] == 2
 
 
 async def test_consolidation_respects_the_callers_grants(api: Api, tmp_path: Path) -> None:
