@@ -1,16 +1,19 @@
 """What each part of an item costs FalkorDB's memory: its indexes, the
-full-text index, its properties.
+full-text index, the properties memexd stores beside the item's own fields.
 
-Run: ``.venv/bin/python bench/falkordb_memory.py [--items 200000]``
+Run: ``.venv/bin/python bench/falkordb_memory.py [--items 100000]``
 
 One ``memexd serve`` on its embedded FalkorDB (embedding off: vectors are
 another figure) loads ``--items`` items shaped as ``bench/scale.py`` loads
-them, through ``POST /items``. Then the engine's memory (``used_memory``) is
-read as each part is taken away, one after the other: each index on items
-dropped (the unique constraint on the id stays), the full-text index dropped,
-then each property memexd stores beside the item's own fields removed. What
-each step frees is what that part costs per item. Memory is counted, not
-timed: the figures repeat.
+them, through ``POST /items``; the engine's growth per item is the figure
+everything is measured against. Then the items' stored property maps are
+read back and written again, by raw batched Cypher, into fresh graphs on the
+same engine: one with memexd's whole schema, and one for each part taken
+away (an index dropped before the load, the full-text index dropped, a
+property left out of the rows). What a part costs per item is the first
+graph's growth less the second's. Dropping parts from a loaded graph does
+not measure them: FalkorDB keeps freed room and rewrites attribute sets.
+Memory is counted, not timed: the figures repeat within a few bytes.
 """
 
 from __future__ import annotations
@@ -22,8 +25,12 @@ import time
 from typing import Any
 
 import httpx
-from _common import GRAPH_NAME, MemexdServer, memexd_server, raw_client
+from _common import GRAPH_NAME, MemexdServer, batches, memexd_server, raw_client
 from _shapes import Shapes, post_ndjson
+from _targets import BATCH, RAW_CREATE, memexd_schema
+
+from memexd.graph.falkordb import FalkorStore
+from memexd.graph.falkordb_wire import encode_params
 
 #: Indexes on items that migrations create (the id's backs its constraint).
 INDEXED = ["scope", "created_at", "authority", "conviction", "importance", "author",
@@ -35,44 +42,82 @@ INDEXED = ["scope", "created_at", "authority", "conviction", "importance", "auth
 ADDED = ["content_key", "log_trace", "logged_at", "id_key", "scope_root", "lifecycle",
          "priority", "tags", "meta.agent_id", "meta.session_id", "meta.crew_id", "meta.env",
          "seq"]  # fmt: skip
+_SCRATCH = "memory_parts"
+_PAGE = "MATCH (n:Item) WHERE n.id > $after RETURN n.id, properties(n) ORDER BY n.id LIMIT 10000"
 
 
 def _args() -> argparse.Namespace:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--items", type=int, default=200_000)
+    parser.add_argument("--items", type=int, default=100_000)
     return parser.parse_args()
 
 
-async def _memory(server: MemexdServer) -> int:
+async def _used(server: MemexdServer) -> int:
+    """``used_memory`` once it stops moving (a deleted graph is freed in
+    the background)."""
     async with raw_client(server) as db:
-        info: dict[str, Any] = await db.connection.info("memory")
-        return int(info["used_memory"])
+        last = -1
+        while True:
+            info: dict[str, Any] = await db.connection.info("memory")
+            now = int(info["used_memory"])
+            if abs(now - last) < 64 * 1024:
+                return now
+            last = now
+            await asyncio.sleep(0.5)
 
 
-async def _query(server: MemexdServer, text: str) -> None:
+async def _stored(server: MemexdServer) -> list[dict[str, Any]]:
+    """Every item's property map as memexd stored it, in id order."""
+    rows: list[dict[str, Any]] = []
     async with raw_client(server) as db:
-        await db.select_graph(GRAPH_NAME).query(text)
+        graph = db.select_graph(GRAPH_NAME)
+        after = ""
+        while page := (await graph.ro_query(encode_params({"after": after}) + _PAGE)).result_set:
+            rows += [props for _, props in page]
+            after = page[-1][0]
+    return rows
 
 
-async def breakdown(server: MemexdServer, items: int) -> None:
-    start = await _memory(server)
-    print(f"{'memory per item, everything':<44} {start / items:8.0f} B")
-    last = start
-    steps: list[tuple[str, str]] = [
-        (f"index on {p}", f"DROP INDEX FOR (n:Item) ON (n.`{p}`)") for p in INDEXED
+async def _grown(server: MemexdServer, rows: list[dict[str, Any]], undo: str | None) -> int:
+    """Bytes a fresh graph with memexd's schema, less ``undo``, grows by
+    when ``rows`` are written into it."""
+    store = FalkorStore.connect(unix_socket=server.socket, graph=_SCRATCH)
+    try:
+        await memexd_schema(store)
+        async with raw_client(server) as db:
+            graph = db.select_graph(_SCRATCH)
+            if undo:
+                await graph.query(undo)
+            start = await _used(server)
+            for chunk in batches(rows, BATCH):
+                await graph.query(encode_params({"rows": list(chunk)}) + RAW_CREATE)
+            return await _used(server) - start
+    finally:
+        await store.drop()
+        await store.close()
+
+
+def _without(rows: list[dict[str, Any]], prop: str) -> list[dict[str, Any]]:
+    return [{k: v for k, v in r.items() if k != prop} for r in rows]
+
+
+async def breakdown(server: MemexdServer, grown: int, items: int) -> None:
+    print(f"{'memexd: the engine grew, per item (events too)':<48} {grown / items:7.0f} B")
+    rows = await _stored(server)
+    whole = await _grown(server, rows, None)
+    print(f"{'the items alone, whole schema':<48} {whole / len(rows):7.0f} B")
+    parts: list[tuple[str, str | None, list[dict[str, Any]]]] = [
+        (f"index on {p}", f"DROP INDEX FOR (n:Item) ON (n.`{p}`)", rows) for p in INDEXED
     ]
-    steps.append(("full-text index on content", "CALL db.idx.fulltext.drop('Item')"))
-    steps += [(f"property {p}", f"MATCH (n:Item) SET n.`{p}` = NULL") for p in ADDED]
-    for label, text in steps:
+    parts.append(("full-text index on content", "CALL db.idx.fulltext.drop('Item')", rows))
+    parts += [(f"property {p}", None, _without(rows, p)) for p in ADDED]
+    for label, undo, variant in parts:
         try:
-            await _query(server, text)
-        except Exception as exc:  # an index the schema does not have: say so
-            print(f"{label:<44} {'-':>8}   ({str(exc)[:60]})")
+            less = await _grown(server, variant, undo)
+        except Exception as exc:  # a part this schema does not have: say so
+            print(f"{label:<48} {'-':>7}   ({str(exc)[:60]})")
             continue
-        now = await _memory(server)
-        print(f"{label:<44} {(last - now) / items:8.0f} B")
-        last = now
-    print(f"{'what is left per item':<44} {last / items:8.0f} B")
+        print(f"{label:<48} {(whole - less) / len(rows):7.0f} B", flush=True)
 
 
 def main() -> None:
@@ -82,12 +127,14 @@ def main() -> None:
         memexd_server(MEMEXD_EMBEDDING="off") as server,
         httpx.Client(base_url=server.base_url, timeout=3600) as client,
     ):
+        start = asyncio.run(_used(server))
         done = 0
         while done < args.items:
             count = min(50_000, args.items - done)
             post_ndjson(client, shapes.items(count))
             done += count
-        asyncio.run(breakdown(server, args.items))
+        grown = asyncio.run(_used(server)) - start
+        asyncio.run(breakdown(server, grown, args.items))
 
 
 if __name__ == "__main__":
