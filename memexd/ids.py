@@ -98,8 +98,11 @@ ID_KEY_END = 1 << 52
 
 
 def id_key(item_id: str) -> int:
-    """An id's key as items keep it (``cypher/shapes/id_key.cypher``): its
-    first 13 hex digits as an integer, so keys sort as ids do."""
+    """An id's key as items keep it, indexed (``memexd/history/windows.py``
+    says why): its first 13 hex digits (52 bits, exact in the doubles
+    FalkorDB's indexes hold) as an integer, so keys sort as ids do. Items
+    take it from their creation row; migration ``id_key`` computed the same
+    in Cypher for items written before (tests/test_as_of.py checks they agree)."""
     return int(item_id.replace("-", "")[:13], 16)
 
 

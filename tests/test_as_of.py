@@ -267,7 +267,7 @@ async def test_when_most_items_changed_each_window_is_taken_back(make_api: Any) 
 
 
 async def test_id_keys_sort_as_ids_and_items_written_before_take_theirs(api: Api) -> None:
-    """Every item keeps its id key (memexd.ids.id_key, cypher/shapes/id_key),
+    """Every item keeps its id key (memexd.ids.id_key),
     those written before the migration too; keys sort as the ids do."""
     made = [(await api.create())["id"] for _ in range(3)]
     odd = "0AB5E0FF-0000-7000-8000-00000000000F"  # a client's id, upper case

@@ -3,9 +3,8 @@
 // every statement that creates items (item_create, item_promote) sets them
 // here, so they store the same node. Kinds and scope roots, which many items
 // share, are stored once (@interned). The id key comes in the row, computed
-// in Python (memexd.ids.id_key): the same key computed here
-// (cypher/shapes/id_key.cypher) cost FalkorDB 13 µs an item, half again its
-// raw write.
+// in Python (memexd.ids.id_key): computed here, it cost FalkorDB 13 µs an
+// item, half again its raw write.
 // Included right after the CREATE, as at-sign item_node(n, r, $extras[i]).
 // @shape node row extra
 MATCH (node:Item)

@@ -4,7 +4,7 @@ A query that wants the first few items by id among many cannot ask the
 engines for them cheaply: FalkorDB sorts every match of ``ORDER BY n.id
 LIMIT k``, and its index answers a range of strings only roughly (the upper
 bound takes in a whole subtree of its trie). So items keep their id's first
-52 bits as an indexed integer, the id key (``cypher/shapes/id_key.cypher``):
+52 bits as an indexed integer, the id key (``memexd.ids.id_key``):
 a range of keys is an exact range of ids, found by index, and a walk over
 consecutive windows of keys meets the items in id order, window by window.
 

@@ -75,6 +75,10 @@ def item_row(
     return row, meta_props(item.meta) | {"content_key": key}
 
 
+#: Hex digits of a content key (128 bits).
+_KEY_DIGITS = 32
+
+
 def content_key(scope: str, kind: str, content: Any) -> str:
     """What makes two items duplicates (CONSOLIDATE, SPEC §13): the same
     scope, kind and content, whatever the order of the content's keys. The
@@ -84,9 +88,6 @@ def content_key(scope: str, kind: str, content: Any) -> str:
     hash took twice the index's room (118 bytes an item on Neo4j)."""
     canonical = orjson.dumps([scope, kind, content], option=orjson.OPT_SORT_KEYS)
     return hashlib.sha256(canonical).hexdigest()[:_KEY_DIGITS]
-
-
-_KEY_DIGITS = 32
 
 
 def meta_props(meta: JSONObject | None) -> dict[str, Any]:

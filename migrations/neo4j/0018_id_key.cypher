@@ -1,7 +1,7 @@
 // Every item keeps its id key (the first 13 hex digits of its id as an
 // integer), indexed: itemsAsOf walks items in id order a window of keys at a
 // time (memexd/history/windows.py). Items written before take theirs here, as
-// cypher/shapes/id_key.cypher computes it, in batches; running it again
+// memexd.ids.id_key computes it, in batches; running it again
 // changes nothing.
 CREATE INDEX item_id_key IF NOT EXISTS FOR (n:Item) ON (n.id_key);
 MATCH (n:Item) WHERE n.id_key IS NULL
