@@ -31,7 +31,7 @@ from falkordb.asyncio import FalkorDB
 from falkordb.asyncio.graph import AsyncGraph
 
 from memexd.graph.falkordb_wire import encode_params
-from memexd.ids import new_id, timestamp_ms
+from memexd.ids import id_key, new_id, timestamp_ms
 from memexd.memory.model import Item
 from memexd.memory.records import item_props
 
@@ -272,7 +272,8 @@ def _input(item_id: str, parents: list[str], rng: random.Random) -> dict[str, An
 
 
 def stored_props(row: dict[str, Any]) -> dict[str, Any]:
-    """The node property map memexd stores for this input (``records.item_props``)."""
+    """The node property map memexd stores for this input: ``records.item_props``
+    and what the creating statement adds (the scope root, the id key)."""
     item = Item(
         id=row["id"],
         scope=row["scope"],
@@ -287,7 +288,8 @@ def stored_props(row: dict[str, Any]) -> dict[str, Any]:
         importance=row["importance"],
         meta=row["meta"],
     )
-    return item_props(item)
+    root = row["scope"].split("/", 1)[0]
+    return item_props(item) | {"scope_root": root, "id_key": id_key(row["id"])}
 
 
 def batches(rows: Sequence[Any], size: int) -> list[Sequence[Any]]:

@@ -53,7 +53,7 @@ __all__ = [
     "RAW_CREATE",
     "RAW_ITEM",
     "Target",
-    "checkpointed",
+    "du",
     "engine_server",
     "falkordb_target",
     "neo4j_target",
@@ -138,7 +138,8 @@ async def memexd_schema(store: GraphStore) -> None:
     await ensure_indexes(Graph(store), Settings().text_search)
 
 
-def _du(path: Path) -> int:
+def du(path: Path) -> int:
+    """Bytes of the files under ``path``."""
     return sum(p.stat().st_size for p in path.rglob("*") if p.is_file())
 
 
@@ -174,7 +175,7 @@ class FalkorTarget:
         return int(asyncio.run(self._info("memory"))["used_memory"])
 
     def disk(self) -> int:
-        return _du(self.server.data_dir) - _du(self.server.data_dir / "memexd.log")
+        return du(self.server.data_dir) - du(self.server.data_dir / "memexd.log")
 
     def detail(self) -> str:
         async def usage() -> Any:
@@ -286,17 +287,26 @@ class Neo4jTarget:
         """The store files once checkpointed: what the page cache holds to
         serve the whole graph from memory (the heap is a fixed setting)."""
         self._checkpointed()
-        return _du(self.neo.data / "data" / "databases" / "neo4j")
+        return du(self.neo.data / "data" / "databases" / "neo4j")
 
     def disk(self) -> int:
-        return _du(self.neo.data)
+        return du(self.neo.data)
 
     def _checkpointed(self, timeout: float = 300) -> None:
-        checkpointed(self.neo, timeout)
+        """Wait for the next checkpoint to complete (Community has no procedure
+        to ask for one; the bench's Neo4j makes one every 20 s)."""
+        log = self.neo.data / "logs" / "debug.log"
+
+        def done() -> int:
+            return log.read_text(errors="replace").count("checkpoint completed")
+
+        before, deadline = done(), time.monotonic() + timeout
+        while done() == before and time.monotonic() < deadline:
+            time.sleep(1)
 
     def detail(self) -> str:
-        store = _du(self.neo.data / "data" / "databases" / "neo4j")
-        logs = _du(self.neo.data / "data" / "transactions" / "neo4j")
+        store = du(self.neo.data / "data" / "databases" / "neo4j")
+        logs = du(self.neo.data / "data" / "transactions" / "neo4j")
         return (f"store files {store / 2**20:,.0f} MiB, transaction logs "
                 f"{logs / 2**20:,.0f} MiB; JVM heap {self.neo.heap_mb} MiB, "
                 f"page cache {self.neo.pagecache_mb} MiB")  # fmt: skip
@@ -355,19 +365,6 @@ class Neo4jTarget:
             return [r["n.id"] for r in rows]
 
         return asyncio.run(run())
-
-
-def checkpointed(neo: Neo4jServer, timeout: float = 300) -> None:
-    """Wait for the next checkpoint to complete (Community has no procedure
-    to ask for one; the benches' Neo4j makes one every 20 s)."""
-    log = neo.data / "logs" / "debug.log"
-
-    def done() -> int:
-        return log.read_text(errors="replace").count("checkpoint completed")
-
-    before, deadline = done(), time.monotonic() + timeout
-    while done() == before and time.monotonic() < deadline:
-        time.sleep(1)
 
 
 @contextmanager

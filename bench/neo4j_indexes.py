@@ -30,7 +30,7 @@ from typing import Any
 import neo4j
 from _common import stored_props
 from _shapes import Shapes
-from _targets import RAW_CREATE, memexd_schema
+from _targets import RAW_CREATE, du, memexd_schema
 
 from memexd.graph.neo4j import Neo4jStore
 
@@ -114,8 +114,8 @@ def weighed(server: Neo4jServer, rows: list[dict[str, Any]]) -> None:
     finally:
         server.stop()  # a clean stop writes every page
     print(f"\nstore of each index, bytes per item ({len(rows):,} items)")
-    for record in sorted(shown, key=lambda r: -_size(_folder(server, r["id"]))):
-        size = _size(_folder(server, record["id"])) / len(rows)
+    for record in sorted(shown, key=lambda r: -du(_folder(server, r["id"]))):
+        size = du(_folder(server, record["id"])) / len(rows)
         print(f"  {record['name']:<28} {', '.join(record['properties']):<32} {size:8.1f}")
 
 
@@ -123,18 +123,10 @@ def _folder(server: Neo4jServer, index_id: int) -> Path:
     return server.data / RANGE_FILES / str(index_id)
 
 
-def _size(folder: Path) -> int:
-    return sum(f.stat().st_size for f in folder.rglob("*") if f.is_file())
-
-
 def main() -> None:
     args = _args()
     shapes = Shapes(random.Random(3), int(time.time() * 1000))
-    rows = []
-    for item in shapes.items(args.items):
-        props = stored_props(item)
-        props["scope_root"] = item["scope"].split("/", 1)[0]
-        rows.append(props)
+    rows = [stored_props(item) for item in shapes.items(args.items)]
     with tempfile.TemporaryDirectory(prefix="mxi-") as root:
         server = Neo4jServer(Path(root) / "timed", heap_mb=2048, pagecache_mb=1024)
         server.start()
