@@ -31,6 +31,7 @@ from memexd.memory.usage import Usage
 from memexd.memory.validation import Limits
 from memexd.recall.model import E5Small, Embedder
 from memexd.recall.service import Recall
+from memexd.recall.statistics import Statistics
 from memexd.recall.vectors import OwnVectors
 from memexd.retrieval.service import Retrieval
 from memexd.settings import Settings
@@ -68,6 +69,10 @@ class Memex:
             asyncio.Semaphore(settings.max_concurrent_walks) if shared is None
             else shared.walk_slots
         )  # fmt: skip
+        #: shared by every caller: recall's word statistics, per (grants, filter)
+        self.word_statistics: Statistics = (
+            Statistics() if shared is None else shared.word_statistics
+        )
 
     @property
     def access(self) -> Access:
@@ -117,7 +122,7 @@ class Memex:
     @cached_property
     def recall(self) -> Recall:
         return Recall(self.graph, self.limits, self.embedder, self.settings.text_search,
-                      self.trust)  # fmt: skip
+                      self.trust, self.word_statistics)  # fmt: skip
 
     @cached_property
     def own_vectors(self) -> OwnVectors:

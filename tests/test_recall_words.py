@@ -1,101 +1,114 @@
-"""Recall's text side (memexd.recall.words): rare cue words must match and
-common ones weigh, every common word before any, within bounds, and grants
-and filters still fill the limit. ``COMMON`` and ``SCAN`` are lowered so a
-few items make a word common."""
+"""Recall's text side (memexd.recall.words, memexd.recall.bm25): items
+ranked by BM25 over what the caller may read, as a plain BM25 over the same
+texts ranks them; common words weigh little, bounded reads, and grants and
+filters change what the statistics count. ``COMMON`` is lowered so a few
+items make a word common."""
 
 from __future__ import annotations
 
+import math
+from collections import Counter
 from typing import Any
 
 import pytest
 
-from memexd.recall import service, words
+from memexd.recall import statistics, words
+from memexd.recall.bm25 import Collection, bm25, idf, terms
 from tests.support import Api
 
 RECALL = """query($input: RecallInput!) { recall(input: $input) { item { id } textScore } }"""
 CREATE_MANY = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
 
 
-async def notes(api: Api, text: str, count: int, scope: str = "p:a") -> list[str]:
+async def notes(api: Api, texts: list[str], scope: str = "p:a") -> list[str]:
     rows = [{"scope": scope, "kind": "note", "content": {"text": text}, "author": "u",
-             "sourceKind": "observed", "authority": 0.5}] * count  # fmt: skip
+             "sourceKind": "observed", "authority": 0.5} for text in texts]  # fmt: skip
     made = (await api.ok(CREATE_MANY, i=rows))["createItems"]["items"]
     return [item["id"] for item in made]
 
 
-async def found(api: Api, cue: str, **fields: Any) -> list[str]:
+async def recalled(api: Api, cue: str, **fields: Any) -> list[tuple[str, float]]:
     data = await api.ok(RECALL, input={"cue": cue, "mode": "TEXT", **fields})
-    return [hit["item"]["id"] for hit in data["recall"]]
+    return [(hit["item"]["id"], hit["textScore"]) for hit in data["recall"]]
 
 
-async def test_rare_words_must_match_and_common_ones_weigh(
+def test_terms_drop_stop_words_and_stem() -> None:
+    assert terms("The Cats were running_fast, AND 42 dogs!") == [
+        "cat", "were", "run", "fast", "42", "dog"
+    ]  # fmt: skip
+
+
+def test_bm25_weighs_rare_terms_and_short_items_higher() -> None:
+    collection = Collection(items=10, average_length=4.0, frequencies={"chess": 1, "club": 8})
+    short, long = Counter(["chess", "club"]), Counter(["chess", "club", "a", "b", "c", "d"])
+    assert bm25(["chess"], short, 2, collection) > bm25(["chess"], long, 6, collection)
+    assert bm25(["chess"], short, 2, collection) > bm25(["club"], short, 2, collection)
+    assert idf(10, 10) > 0  # Lucene's idf is never negative
+    assert math.isclose(idf(10, 1), math.log(1 + 9.5 / 1.5))
+
+
+TEXTS = [
+    "Alice joined the chess club on Tuesday",
+    "Alice: I love painting too",
+    "Bob went hiking with Alice",
+    "The club meets every week",
+    "Tuesday is chess night at the club, chess and more chess",
+    "Nothing to do with any of it",
+]
+
+
+async def test_the_order_is_bm25s_over_the_same_texts(searching: Api) -> None:
+    ids = await notes(searching, TEXTS)
+    hits = await recalled(searching, "alice chess club tuesday", limit=10)
+    # a plain BM25 over the six texts, with the same terms and parameters
+    bags = [Counter(terms(t)) for t in TEXTS]
+    cue = terms("alice chess club tuesday")
+    frequencies = {t: sum(1 for b in bags if t in b) for t in cue}
+    collection = Collection(len(TEXTS), sum(map(len, map(terms, TEXTS))) / len(TEXTS), frequencies)
+    expected = sorted(
+        ((ids[n], bm25(cue, bag, sum(bag.values()), collection)) for n, bag in enumerate(bags)
+         if any(t in bag for t in cue)),
+        key=lambda p: (-p[1], p[0]),
+    )  # fmt: skip
+    assert [i for i, _ in hits] == [i for i, _ in expected]
+    for (_, got), (_, want) in zip(hits, expected, strict=True):
+        assert math.isclose(got, want, rel_tol=1e-9)
+    assert hits[0][0] == ids[0]  # all four words beat one word said often
+
+
+async def test_common_words_are_bounded_and_weigh_little(
     searching: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(words, "COMMON", 3)
     api = searching
-    await notes(api, "alpha beta", 5)  # alpha and beta are common now
-    both = await notes(api, "alpha gamma", 1)
-    rare = await notes(api, "gamma delta", 1)
-    assert await found(api, "alpha gamma") == both + rare
-    # without the lowered bound every word is rare: "alpha" alone finds items
-    monkeypatch.setattr(words, "COMMON", 2_000)
-    assert len(await found(api, "alpha gamma")) == 7
+    await notes(api, ["alpha beta"] * 5)  # alpha and beta are common now
+    both = await notes(api, ["alpha gamma"])
+    rare = await notes(api, ["gamma delta"])
+    hits = [i for i, _ in await recalled(api, "alpha gamma")]
+    assert hits[:2] == both + rare
+    # a common word's matches are read up to COMMON + 1 of them only
+    assert len(hits) <= 2 + 4
 
 
-async def test_every_common_word_before_any(
-    searching: Api, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(words, "COMMON", 3)
-    monkeypatch.setattr(service, "POOL", 1)
+async def test_a_filter_that_matches_few_still_finds_them(searching: Api) -> None:
     api = searching
-    every = await notes(api, "alpha beta", 4)
-    alpha = await notes(api, "alpha", 4)
-    beta = await notes(api, "beta", 4)
-    # four items hold both words: a pool of four is filled by them alone
-    assert sorted(await found(api, "alpha beta", limit=4)) == sorted(every)
-    # six are wanted: items holding any of the words come after those
-    hits = await found(api, "alpha beta", limit=6)
-    assert sorted(hits[:4]) == sorted(every)
-    assert set(hits[4:]) <= set(alpha + beta)
-
-
-async def test_matches_read_are_bounded_when_every_word_is_common(
-    searching: Api, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(words, "COMMON", 3)
-    monkeypatch.setattr(words, "SCAN", 5)
-    api = searching
-    await notes(api, "alpha", 12)
-    assert len(await found(api, "alpha", limit=10)) == 5
-    monkeypatch.setattr(words, "COMMON", 2_000)  # rare: every match is read
-    assert len(await found(api, "alpha", limit=10)) == 10
-
-
-@pytest.mark.parametrize("common", [2_000, 10], ids=["rare", "common"])
-async def test_words_fill_the_limit_past_the_best_matches(
-    searching: Api, monkeypatch: pytest.MonkeyPatch, common: int
-) -> None:
-    monkeypatch.setattr(words, "COMMON", common)
-    api = searching
-    await notes(api, "alpha alpha alpha", 520, scope="p:crowd")  # the 500 best, all outside
-    rare = await notes(api, "alpha one", 3, scope="p:rare")
-    assert sorted(await found(api, "alpha", limit=3, filter={"scopePrefix": "p:rare"})) == sorted(
-        rare
-    )
+    await notes(api, ["alpha alpha alpha"] * 320, scope="p:crowd")  # the best matches, outside
+    rare = await notes(api, ["alpha one"] * 3, scope="p:rare")
+    hits = await recalled(api, "alpha", limit=3, filter={"scopePrefix": "p:rare"})
+    assert sorted(i for i, _ in hits) == sorted(rare)
 
 
 async def test_what_unreadable_items_hold_changes_nothing(
     searching: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(words, "COMMON", 3)
+    monkeypatch.setattr(statistics, "TTL", 0.0)  # counted afresh at each recall
     api = searching.with_grants("read:", "write:")
     reader = searching.with_grants("read:team:a/")
-    mine = await notes(api, "alpha", 2, scope="team:a/x")
-    assert sorted(await found(reader, "alpha secret")) == sorted(mine)
-    # another tenant's items make "alpha" common and hold "secret", a rare
-    # word: the reader finds what it found before, and only that
-    await notes(api, "alpha", 5, scope="team:b/x")
-    theirs = await notes(api, "alpha secret", 1, scope="team:b/x")
-    assert sorted(await found(reader, "alpha secret")) == sorted(mine)
-    # a caller who can read it finds it alone: "secret" must match
-    assert await found(api, "alpha secret") == theirs
+    mine = await notes(api, ["alpha beta", "beta gamma beta", "gamma alpha"], scope="team:a/x")
+    before = await recalled(reader, "alpha beta gamma secret")
+    # another tenant's items hold the same words, in other proportions, and
+    # "secret": the reader's order and scores stay exactly as they were
+    await notes(api, ["alpha"] * 6 + ["alpha beta gamma secret"], scope="team:b/x")
+    after = await recalled(reader, "alpha beta gamma secret")
+    assert after == before
+    assert {i for i, _ in after} == set(mine)

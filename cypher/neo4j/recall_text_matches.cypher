@@ -1,6 +1,8 @@
-// How many items hold $word, up to $cap, and how many of those are live and
-// readable by the caller (as cypher/recall_text_matches says).
+// The items holding $word, as cypher/recall_text_matches says: up to $cap
+// of them (Lucene yields its best first), and the ids of the live, readable
+// ones matching the filter.
 // @params word cap readable
 CALL db.index.fulltext.queryNodes('item_content', $word, {limit: $cap}) YIELD node
-WITH node, node.retracted = false AND @readable(node) AS counted
-RETURN count(node) AS matches, sum(CASE WHEN counted THEN 1 ELSE 0 END) AS found
+WITH node AS n
+WITH n, n.retracted = false AND @readable(n) AND (/*<filter>*/true/*</filter>*/) AS counted
+RETURN count(n) AS matches, collect(CASE WHEN counted THEN n.id END) AS ids

@@ -25,6 +25,7 @@ from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.validation import Limits, check_limit
 from memexd.recall.fusion import Candidate, Hit, fuse
 from memexd.recall.model import Embedder, check_vector
+from memexd.recall.statistics import Statistics
 from memexd.recall.words import text_candidates
 
 __all__ = ["MAX_CUE", "MAX_LIMIT", "POOL", "SCAN", "Recall", "RecallMode", "RecallRequest"]
@@ -63,9 +64,10 @@ class RecallRequest:
 class Recall:
     def __init__(
         self, graph: Graph, limits: Limits, embedder: Embedder | None, text_search: bool,
-        trust: Trust,
+        trust: Trust, statistics: Statistics,
     ) -> None:  # fmt: skip
         self.trust = trust
+        self.statistics = statistics
         self.graph = graph
         self.limits = limits
         self.embedder = embedder
@@ -84,7 +86,11 @@ class Recall:
         # the two sides are independent reads: the engine runs them at once
         by_vector, by_text = await asyncio.gather(
             self._nearest(cue, given, where, pool) if "vector" in sides else _none(),
-            text_candidates(self.graph, cue, where, pool) if "text" in sides else _none(),
+            (
+                text_candidates(self.graph, cue, where, pool, self.statistics)
+                if "text" in sides
+                else _none()
+            ),
         )
         ids = list(dict.fromkeys(c.id for c in by_vector + by_text))
         weighing = {"ids": ids, "now": now, "half_life": self.limits.decay_half_life_ms}

@@ -1,101 +1,120 @@
-"""Recall's text side: the cue's words, and which items they find.
+"""Recall's text side: which items the cue's words find, ranked by BM25.
 
-Scoring every item a word matches costs time in proportion to its matches:
-a cue holding one word found in 90% of 100,000 items took 90 ms on the text
-side alone. So each cue word's matches are first counted up to ``COMMON``
-(the index yields matches one by one, so counting stops there), and:
+The full-text index finds the items holding each of the cue's words, one
+word per query: its matches are counted up to ``COMMON + 1`` (the index
+yields them one by one, so counting stops there) and the live ones the
+caller can read that match the filter are returned. A word with at most
+``COMMON`` matches is rare: its readable matches are all of them, and their
+number is its exact document frequency. A common word (more matches) is
+weighed by its frequency in the caller's sample
+(:mod:`memexd.recall.statistics`), and only its first ``COMMON`` matches are
+candidates: an item holding common words only ranks low anyway.
 
-- words in at most ``COMMON`` items (rare) must match: an item holds at least
-  one of them; the common ones add to its score only. The index then reads
-  at most ``len(words) * COMMON`` matches. A rare word no item the caller can
-  read holds is left out, as if no item held it;
-- when every word is common, an item must hold every one of them, and when
-  fewer than the pool do, any of them. Either way at most ``SCAN`` matches
-  are ranked: FalkorDB's first (its order is oldest first), Neo4j's best
-  (Lucene ranks them all, in the index).
-
-Grants and filters are checked on the best ``BEST_MATCHES`` of a form's
-matches, then on all of them when they leave too few (no post-filter
-starvation within a form). Whether a word is common counts every item,
-readable or not, as the index's own word statistics (IDF) do: what a caller
-can learn from it is that some 2,000 items hold a word, never which.
+Every candidate gets a first, cheap score: the idf of each cue word whose
+matches hold it. The ``CANDIDATES`` best are read and scored by BM25
+(:mod:`memexd.recall.bm25`) on their own terms: how often each word appears
+and how long the item is. A BM25 score is that idf sum scaled by per-word
+factors between 0 and 2.2, so the pool's best are among the idf sum's best.
+Nothing here counts an item the caller cannot read: the ranking a caller
+sees depends on what it may read only.
 """
 
 from __future__ import annotations
 
 import asyncio
-import re
-from collections.abc import Iterator
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
-from typing import Any
 
 from memexd.graph import Fragment, Graph
 from memexd.memory.text import MAX_WORD
+from memexd.recall.bm25 import Collection, bm25, idf, stem, terms, words
 from memexd.recall.fusion import Candidate
+from memexd.recall.statistics import Sample, Statistics, item_text
 
-__all__ = ["ALL_MATCHES", "BEST_MATCHES", "COMMON", "MAX_WORDS", "SCAN", "STOP_WORDS", "cue_words",
-           "text_candidates"]  # fmt: skip
+__all__ = ["CANDIDATES", "COMMON", "MAX_WORDS", "Matches", "cue_terms", "text_candidates"]
 
-#: Items a word may match and still be one that must match.
+#: Items a word may match and still be rare.
 COMMON = 2_000
-#: Matches read from the index at most when every cue word is common.
-SCAN = 5_000
-#: Best text matches checked against grants and filter before all are.
-BEST_MATCHES = 500
-#: Every match: FalkorDB reads LIMIT as 32 bits (2^32 would be LIMIT 0).
-ALL_MATCHES = 2**31 - 1
-#: Words of the cue the text side looks for.
+#: Candidates read and scored by BM25.
+CANDIDATES = 300
+#: Terms of the cue the text side looks for.
 MAX_WORDS = 32
-_WORD = re.compile(r"\w+")
-#: Words too common to mean anything: Lucene's English stop set, which Neo4j's
-#: analyzer drops; FalkorDB's index keeps them, so recall drops them for both.
-STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the their "  # noqa: SIM905
-    "then there these they this to was will with".split()
-)
 
 
-def cue_words(cue: str) -> list[str]:
-    """The cue's distinct words, lower case, stop words and overlong ones left out."""
-    words = dict.fromkeys(w.lower() for w in _WORD.findall(cue) if w != "_")
-    return [w for w in words if len(w) <= MAX_WORD and w not in STOP_WORDS][:MAX_WORDS]
+def cue_terms(cue: str) -> dict[str, str]:
+    """The cue's distinct terms (stemmed), each with a word that says it."""
+    found: dict[str, str] = {}
+    for word in words(cue):
+        if len(word) <= MAX_WORD:
+            found.setdefault(stem(word), word)
+    return dict(list(found.items())[:MAX_WORDS])
 
 
-async def text_candidates(graph: Graph, cue: str, where: Fragment, pool: int) -> list[Candidate]:
+@dataclass(frozen=True, slots=True)
+class Matches:
+    #: the index's matches, counted up to COMMON + 1
+    counted: int
+    #: the live ones the caller can read that match the filter
+    ids: list[str]
+
+    @property
+    def rare(self) -> bool:
+        return self.counted <= COMMON
+
+
+async def text_candidates(
+    graph: Graph, cue: str, where: Fragment, pool: int, statistics: Statistics
+) -> list[Candidate]:
     """Up to ``pool`` items the cue's words find, best first."""
-    words = cue_words(cue)
-    counts = dict(zip(words, await asyncio.gather(*map(partial(_matches, graph), words)),
-                      strict=True))  # fmt: skip
-    common = {word for word, (matches, _) in counts.items() if matches > COMMON}
-    found = [word for word, (_, readable) in counts.items() if readable or word in common]
-    best: list[Any] = []
-    for params in _attempts(found, common) if found else ():
-        rows = await graph.read("recall_text", {**params, "limit": pool}, filter=where)
-        best = rows if len(rows) > len(best) else best
-        if len(best) >= pool:
-            break
-    return [Candidate(row["id"], float(row["score"]), rank) for rank, row in
-            enumerate(best, 1)]  # fmt: skip
+    said = cue_terms(cue)
+    if not said:
+        return []
+    found, sample = await asyncio.gather(
+        asyncio.gather(*(partial(_matches, graph, where)(word) for word in said.values())),
+        statistics.of(graph, where),
+    )
+    matches = dict(zip(said, found, strict=True))
+    collection = _collection(matches, sample)
+    ranked = await _scored(graph, _shortlist(matches, collection), list(said), collection)
+    return [Candidate(i, score, rank) for rank, (i, score) in enumerate(ranked[:pool], 1)]
 
 
-async def _matches(graph: Graph, word: str) -> tuple[int, int]:
-    """Items holding ``word`` (up to ``COMMON + 1``), and how many of those
-    the caller can read."""
-    row = (await graph.read("recall_text_matches", {"word": word, "cap": COMMON + 1}))[0]
-    return int(row["matches"]), int(row["found"])
+async def _matches(graph: Graph, where: Fragment, word: str) -> Matches:
+    row = (await graph.read("recall_text_matches", {"word": word, "cap": COMMON + 1},
+                            filter=where))[0]  # fmt: skip
+    return Matches(int(row["matches"]), [i for i in row["ids"] if i is not None])
 
 
-def _attempts(words: list[str], common: set[str]) -> Iterator[dict[str, Any]]:
-    """The forms and bounds to try, in order, until one fills the pool. Asking
-    again with every match checked costs much only when there are many, which
-    is when grants or a filter left too few of the best."""
-    rare = [w for w in words if w not in common]
-    if rare:
-        optional = [w for w in words if w in common]
-        forms = [{"required": rare, "every": False, "optional": optional, "scan": ALL_MATCHES}]
-    else:
-        forms = [{"required": words, "every": every, "optional": [], "scan": SCAN}
-                 for every in (True, False)]  # fmt: skip
-    for form in forms:
-        yield {**form, "k": BEST_MATCHES}
-        yield {**form, "k": ALL_MATCHES}
+def _collection(matches: Mapping[str, Matches], sample: Sample) -> Collection:
+    """The statistics BM25 weighs the cue's terms by: a rare term's exact
+    frequency, a common one's from the sample (at least its readable matches
+    seen)."""
+    frequencies = {
+        term: len(m.ids) if m.rare else max(len(m.ids), sample.estimate(term))
+        for term, m in matches.items()
+    }
+    items = max([sample.items, *frequencies.values()])
+    return Collection(items, sample.average_length, frequencies)
+
+
+def _shortlist(matches: Mapping[str, Matches], collection: Collection) -> list[str]:
+    """The ``CANDIDATES`` ids whose matched terms' idf add up highest."""
+    first: dict[str, float] = {}
+    for term, m in matches.items():
+        weight = idf(collection.items, collection.df(term))
+        for item_id in m.ids:
+            first[item_id] = first.get(item_id, 0.0) + weight
+    return [i for i, _ in sorted(first.items(), key=lambda p: (-p[1], p[0]))[:CANDIDATES]]
+
+
+async def _scored(
+    graph: Graph, ids: list[str], cue: Sequence[str], collection: Collection
+) -> list[tuple[str, float]]:
+    rows = await graph.read("recall_text_contents", {"ids": ids}) if ids else []
+    scored = []
+    for row in rows:
+        words = terms(item_text(row["content"]))
+        scored.append((row["id"], bm25(cue, Counter(words), len(words), collection)))
+    return sorted(scored, key=lambda p: (-p[1], p[0]))
