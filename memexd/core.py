@@ -29,6 +29,7 @@ from memexd.memory.reads import ItemReads
 from memexd.memory.text import TextSearch
 from memexd.memory.usage import Usage
 from memexd.memory.validation import Limits
+from memexd.recall.fresh import Fresh
 from memexd.recall.model import E5Small, Embedder
 from memexd.recall.service import Recall
 from memexd.recall.statistics import Statistics
@@ -68,6 +69,11 @@ class Memex:
         self.walk_slots: asyncio.Semaphore = (
             asyncio.Semaphore(settings.max_concurrent_walks) if shared is None
             else shared.walk_slots
+        )  # fmt: skip
+        #: shared by every caller: the vectors recall made of waiting items
+        self.fresh: Fresh | None = (
+            (None if self.embedder is None else Fresh(self.embedder)) if shared is None
+            else shared.fresh
         )  # fmt: skip
         #: shared by every caller: recall's word statistics, per (grants, filter)
         self.word_statistics: Statistics = (
@@ -122,7 +128,7 @@ class Memex:
     @cached_property
     def recall(self) -> Recall:
         return Recall(self.graph, self.limits, self.embedder, self.settings.text_search,
-                      self.trust, self.word_statistics)  # fmt: skip
+                      self.trust, self.word_statistics, self.fresh)  # fmt: skip
 
     @cached_property
     def own_vectors(self) -> OwnVectors:

@@ -55,6 +55,10 @@ class Embedder(Protocol):
 
     async def passages(self, texts: Sequence[str]) -> list[list[float]]: ...
 
+    async def passages_now(self, texts: Sequence[str]) -> list[list[float]]:
+        """A few passages on a request's path (:mod:`memexd.recall.fresh`)."""
+        ...
+
     async def query(self, text: str) -> list[float]: ...
 
     def close(self) -> None:
@@ -124,6 +128,9 @@ class E5Small:
 
     def __init__(self) -> None:
         self._cues = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memexd-cue")
+        # beside the cue's lane, so a recall embeds its cue and its freshest
+        # items at once (the engine's C calls let go of the interpreter's lock)
+        self._fresh = ThreadPoolExecutor(max_workers=1, thread_name_prefix="memexd-fresh")
         self._passages: ProcessPoolExecutor | None = None
 
     async def passages(self, texts: Sequence[str]) -> list[list[float]]:
@@ -140,6 +147,10 @@ class E5Small:
         except BrokenProcessPool as exc:
             self._passages = None  # started again for the next batch
             raise StorageUnavailable("the embedding process stopped; it starts again") from exc
+
+    async def passages_now(self, texts: Sequence[str]) -> list[list[float]]:
+        loop = asyncio.get_running_loop()
+        return await loop.run_in_executor(self._fresh, _encode, list(texts), False)
 
     async def query(self, text: str) -> list[float]:
         loop = asyncio.get_running_loop()

@@ -23,6 +23,7 @@ from memexd.graph import Fragment, Graph
 from memexd.integrity.trust import Trust
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
 from memexd.memory.validation import Limits, check_limit
+from memexd.recall.fresh import Fresh
 from memexd.recall.fusion import Candidate, Hit, fuse
 from memexd.recall.model import Embedder, check_vector
 from memexd.recall.statistics import Statistics
@@ -64,8 +65,9 @@ class RecallRequest:
 class Recall:
     def __init__(
         self, graph: Graph, limits: Limits, embedder: Embedder | None, text_search: bool,
-        trust: Trust, statistics: Statistics,
+        trust: Trust, statistics: Statistics, fresh: Fresh | None = None,
     ) -> None:  # fmt: skip
+        self.fresh = fresh
         self.trust = trust
         self.statistics = statistics
         self.graph = graph
@@ -122,18 +124,27 @@ class Recall:
     ) -> list[Candidate]:
         vector = given if given is not None else await self._embed(cue)
         params = {"vector": vector, "k": max(NEAREST, pool), "limit": pool}
-        rows = await self.graph.read("recall_vector", params, filter=where)
+        rows, fresh = await asyncio.gather(
+            self.graph.read("recall_vector", params, filter=where),
+            self.fresh.similar(self.graph, where, vector) if self.fresh else _nothing(),
+        )
         if len(rows) < pool:
             # the index's nearest were mostly filtered away (or fewer exist):
             # compare the filtered items themselves
             exact = {"vector": vector, "scan": SCAN, "limit": pool}
             rows = await self.graph.read("recall_vector_exact", exact, filter=where)
-        return [Candidate(row["id"], float(row["similarity"]), rank) for rank, row in
-                enumerate(rows, 1)]  # fmt: skip
+        # a waiting item's new vector counts over the old one the index holds
+        similar = {row["id"]: float(row["similarity"]) for row in rows} | fresh
+        ranked = sorted(similar.items(), key=lambda p: (-p[1], p[0]))[:pool]
+        return [Candidate(i, value, rank) for rank, (i, value) in enumerate(ranked, 1)]
 
 
 async def _none() -> list[Candidate]:
     return []
+
+
+async def _nothing() -> dict[str, float]:
+    return {}
 
 
 def _cue(cue: Any) -> str:
