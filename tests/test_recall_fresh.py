@@ -60,7 +60,8 @@ async def test_only_what_the_caller_may_read_and_the_filter_keeps(recalling: Api
     await api.create(scope="team:b/x", content={"text": "the secret launch code is 1234"})
     assert await found(reader, "launch code", mode="VECTOR") == [mine["id"]]
     theirs = await found(api, "cat", mode="VECTOR", filter={"scopePrefix": "team:b/"})
-    assert len(theirs) == 1 and mine["id"] not in theirs
+    assert len(theirs) == 1
+    assert mine["id"] not in theirs
 
 
 async def test_bounded_to_the_newest_few_and_short(
@@ -108,7 +109,8 @@ async def test_one_embedding_at_a_time_and_each_vector_kept() -> None:
         lane._vectors([("a", 1, content)]), lane._vectors([("b", 1, content)])
     )
     # the second recall found the lane busy: it left its item to the loop
-    assert list(first) == [("a", 1)] and second == {}
+    assert list(first) == [("a", 1)]
+    assert second == {}
     assert slow.calls == 1
     again = await lane._vectors([("a", 1, content), ("a", 2, content)])
     assert set(again) == {("a", 1), ("a", 2)}  # version 1 kept, version 2 made
