@@ -47,29 +47,46 @@ class RecallInput:
         "RESOURCE_EXHAUSTED when the hits' provenance passes the traversal limits.",
     )  # fmt: skip
 
+    min_score: float | None = strawberry.field(
+        default=None, description="Leave out hits whose `relevance` is below this (0 to 1). "
+        "Unless given, the server's floor: what a cue about nothing the memory holds finds "
+        "mostly stays below it, so such a cue answers no hit. 0 keeps every candidate.",
+    )  # fmt: skip
+
     def request(self) -> service.RecallRequest:
         mode = service.RecallMode((self.mode or RecallMode.HYBRID).value)
         flt = None if self.filter is None else self.filter.draft()
         return service.RecallRequest(self.cue, flt, self.limit, mode, self.vector,
-                                     epoch_ms(self.now, "now"), bool(self.trust))  # fmt: skip
+                                     epoch_ms(self.now, "now"), bool(self.trust),
+                                     self.min_score)  # fmt: skip
 
 
 @strawberry.type(description="One recalled item and why it ranks where it does.")
 class RecallHit:
     item: MemoryItem = strawberry.field(description="The item.")
-    score: float = strawberry.field(description="The fused score the hits are sorted by.")
+    score: float = strawberry.field(
+        description="The fused score the hits are sorted by: `relevance` weighed by the "
+        "item's authority and decay, sunk when disputed or superseded."
+    )
+    relevance: float = strawberry.field(
+        description="How well the item matches the cue, 0 to 1, the same scale for every "
+        "cue and scope (meaning and words fused, see `why`); `minScore` compares with it."
+    )
     vector_score: float | None = strawberry.field(
         description="Cosine similarity of the cue and the item (null: not among the "
         "vector side's candidates)."
     )
     text_score: float | None = strawberry.field(
-        description="The full-text index's score (null: not among the text side's candidates)."
+        description="The share of the cue's word weight the item holds, 0 to 1: its BM25 "
+        "score over the highest the cue could reach (null: not among the text side's "
+        "candidates)."
     )
     why: JSON = strawberry.field(description="Every component and weight behind score.")
 
     @classmethod
     def all(cls, hits: list[Hit]) -> list[RecallHit]:
-        return [cls(item=MemoryItem.of(h.item), score=h.score, vector_score=h.vector_score,
+        return [cls(item=MemoryItem.of(h.item), score=h.score, relevance=h.relevance,
+                    vector_score=h.vector_score,
                     text_score=h.text_score, why=JSON(h.why)) for h in hits]  # fmt: skip
 
 

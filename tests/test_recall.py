@@ -20,14 +20,13 @@ from memexd.memory.text import ensure_index
 from memexd.recall import embedding
 from memexd.recall import model as model_module
 from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index, mark_all
-from memexd.recall.fusion import RRF_K
 from memexd.recall.model import DIMENSION, E5Small, text_of
 from memexd.recall.vectors import MAX_VECTORS
 from tests.conftest import ApiFactory
 from tests.support import Api
 
 RECALL = """query($input: RecallInput!) {
-  recall(input: $input) { item { id content } score vectorScore textScore why } }"""
+  recall(input: $input) { item { id content } score relevance vectorScore textScore why } }"""
 
 CONTRADICT = """mutation($a: ID!, $b: ID!) {
   markContradiction(a: $a, b: $b, author: "u") { edge { edgeId } } }"""
@@ -103,8 +102,11 @@ async def test_every_hit_explains_its_score(recalling: Api, model: E5Small) -> N
         why = hit["why"]
         assert set(why) >= {"fusion", "vector", "text", "relevance", "authority", "decay",
                             "contradicted", "superseded", "score"}  # fmt: skip
-        parts = [why[s]["weight"] for s in ("vector", "text")]
-        assert math.isclose(why["relevance"], sum(parts) * (RRF_K + 1))  # the weights sum to 1
+        weights = why["fusion"]["sides"]
+        parts = [weights[s] * why[s]["scaled"] for s in ("vector", "text")]
+        assert math.isclose(why["relevance"], sum(parts) / sum(weights.values()))
+        assert math.isclose(hit["relevance"], why["relevance"])
+        assert 0 <= hit["relevance"] <= 1
         product = why["relevance"] * why["authority"]["factor"] * why["contradicted"]["factor"]
         product *= why["decay"]["factor"]
         assert math.isclose(hit["score"], product * why["superseded"]["factor"])

@@ -19,10 +19,12 @@ from memexd.memory.model import NewItem
 from memexd.recall.fusion import Hit
 from memexd.recall.service import RecallMode, RecallRequest
 
-__all__ = ["MAX_LINKS", "MemoryTools"]
+__all__ = ["MAX_LINKS", "NOTHING", "MemoryTools"]
 
 #: Links one ``remember`` may add.
 MAX_LINKS = 16
+#: What recall says when no memory is about the cue (none passed the floor).
+NOTHING = "Nothing relevant: no memory is about this cue."
 
 
 class NewLink(BaseModel):
@@ -114,16 +116,27 @@ class MemoryTools:
                 "(effective authority) instead of their own authority."
             ),
         ] = False,
+        min_score: Annotated[
+            float | None,
+            Field(
+                ge=0,
+                le=1,
+                description="Leave out hits less relevant than this (0 to 1); unless given, "
+                "the server's floor, below which a memory is not about the cue.",
+            ),
+        ] = None,
     ) -> CallToolResult:
-        """Find memories by meaning and words, best first, each with its score
-        and why (vector, text, authority and graph components)."""
+        """Find memories by meaning and words, best first, each with its score,
+        relevance (0 to 1) and why; "Nothing relevant" when no memory is about
+        the cue."""
         caller = self.bind(ctx)
         flt = None if scope_prefix is None else MemoryFilter(scope_prefix=scope_prefix)
         hits = await caller.memex.recall.recall(
-            RecallRequest(cue=cue, filter=flt, limit=limit, mode=RecallMode(mode), trust=trust)
+            RecallRequest(cue=cue, filter=flt, limit=limit, mode=RecallMode(mode), trust=trust,
+                          min_score=min_score)  # fmt: skip
         )
         lines = [f"{n}. ({h.score:.3f}) {item_line(h.item)}" for n, h in enumerate(hits, 1)]
-        return answer("\n".join(lines) or "Nothing recalled.", {"hits": [_hit(h) for h in hits]})
+        return answer("\n".join(lines) or NOTHING, {"hits": [_hit(h) for h in hits]})
 
     async def context(
         self,
@@ -191,4 +204,5 @@ async def _exist(caller: Caller, ids: list[str]) -> None:
 
 
 def _hit(hit: Hit) -> dict[str, Any]:
-    return {"item": item_data(hit.item), "score": hit.score, "why": hit.why}
+    return {"item": item_data(hit.item), "score": hit.score, "relevance": hit.relevance,
+            "why": hit.why}  # fmt: skip

@@ -23,7 +23,18 @@ from functools import lru_cache
 
 import snowballstemmer
 
-__all__ = ["K1", "STOP_WORDS", "B", "Collection", "bm25", "idf", "stem", "terms", "words"]
+__all__ = [
+    "K1",
+    "STOP_WORDS",
+    "B",
+    "Collection",
+    "bm25",
+    "ceiling",
+    "idf",
+    "stem",
+    "terms",
+    "words",
+]
 
 K1 = 1.2
 B = 0.75
@@ -84,3 +95,10 @@ def bm25(cue: Iterable[str], document: Counter[str], length: int, collection: Co
             weight = idf(collection.items, collection.df(term))
             score += weight * tf * (K1 + 1.0) / (tf + norm)
     return score
+
+
+def ceiling(cue: Iterable[str], collection: Collection) -> float:
+    """The highest score an item could reach for the cue (every term, said
+    without end): a score over it is the share of the cue's weight an item
+    holds, from 0 to 1 on any cue and collection."""
+    return sum(idf(collection.items, collection.df(term)) for term in cue) * (K1 + 1.0)

@@ -1,26 +1,25 @@
-"""How recall ranks: reciprocal-rank fusion, then the item's own standing.
+"""How recall ranks: meaning and words, each on a scale of its own, fused.
 
-``relevance`` is the weighted reciprocal-rank fusion of the two sides (a
-side weighs ``SIDE_WEIGHTS[side] / (RRF_K + rank)``), scaled so an item
-first on every side used scores 1. Similarities and text scores are on
-different scales (cosine; BM25 or TF-IDF, per engine), and ranks are not,
-which is why ranks are fused. Meaning leads and words refine, 4 to 1, with
-a small rank constant so the first places count most: a turn that repeats a
-cue's common words must not push out one that answers it, yet an exact rare
-word still lifts its item. Chosen on bench/recall_quality.py's rankings
-(each side's first 50, fused offline over a grid of k and weights): on every
-third LongMemEval-S question, evidence recall@5/@10 went from 0.908/0.941
-(k = 60, 3 to 1) to 0.946/0.979, meaning alone 0.948/0.980; on the
-turn-by-turn subset, recall@5 from 0.574 to 0.752 (meaning alone 0.736).
+Each side gives a value on a fixed scale, the same for every cue and
+scope: meaning, the cosine similarity of cue and item mapped linearly from
+``[COSINE_LOW, COSINE_HIGH]`` onto [0, 1] (the model's similarities sit in a
+narrow band: unrelated texts score about 0.75 and near-paraphrases 0.9);
+words, the share of the cue's BM25 weight the item holds
+(:mod:`memexd.recall.words`). ``relevance`` is their weighted sum
+(``SIDE_WEIGHTS``, summing to 1; one side alone when the mode or the server
+uses one), so it says how well an item matches in absolute terms, and a
+floor (``FLOOR``, or the caller's ``minScore``) can tell a hit from the
+nearest noise. The scales and weights were chosen on one benchmark and
+confirmed on another (bench/recall_fusion.py, README "Recall").
 
 The score is ``relevance * (1 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT *
 authority) * (1 - DECAY_WEIGHT + DECAY_WEIGHT * min(1, decay))``, times
 ``CONTRADICTED`` when a readable live item contradicts it (with ``trust``,
-the authority is the effective one, trust along provenance, SPEC §14) and ``SUPERSEDED``
+the authority is the effective one, trust along provenance) and ``SUPERSEDED``
 when one supersedes it: disputed and replaced memories sink but stay
 findable, and so, at most halved, do old and unused ones (the decay score,
-SPEC §11; capped at 1 so that priority and use keep an item from sinking
-without lifting it over better matches). Ties go to the smaller id.
+capped at 1 so that priority and use keep an item from sinking without
+lifting it over better matches). Ties go to the smaller id.
 """
 
 from __future__ import annotations
@@ -37,17 +36,24 @@ from memexd.types import JSONObject, Row
 __all__ = [
     "AUTHORITY_WEIGHT",
     "CONTRADICTED",
+    "COSINE_HIGH",
+    "COSINE_LOW",
     "DECAY_WEIGHT",
-    "RRF_K",
+    "FLOOR",
     "SIDE_WEIGHTS",
     "SUPERSEDED",
     "Candidate",
     "Hit",
     "fuse",
+    "meaning",
+    "relevance",
 ]
 
-RRF_K = 10
-SIDE_WEIGHTS = {"vector": 0.8, "text": 0.2}
+COSINE_LOW = 0.75
+COSINE_HIGH = 0.95
+SIDE_WEIGHTS = {"vector": 0.5, "text": 0.5}
+#: The relevance below which a hit is left out unless the caller says otherwise.
+FLOOR = 0.0
 AUTHORITY_WEIGHT = 0.5
 DECAY_WEIGHT = 0.5
 CONTRADICTED = 0.5
@@ -57,7 +63,7 @@ SUPERSEDED = 0.25
 @dataclass(frozen=True, slots=True)
 class Candidate:
     id: str
-    #: cosine similarity (vector side) or the engine's text score
+    #: cosine similarity (vector side) or the share of the cue's word weight held
     value: float
     rank: int
 
@@ -66,9 +72,25 @@ class Candidate:
 class Hit:
     item: Item
     score: float
+    relevance: float
     vector_score: float | None
     text_score: float | None
     why: JSONObject
+
+
+def meaning(similarity: float) -> float:
+    """A cosine similarity on recall's scale: 0 at COSINE_LOW, 1 at COSINE_HIGH."""
+    return min(1.0, max(0.0, (similarity - COSINE_LOW) / (COSINE_HIGH - COSINE_LOW)))
+
+
+def relevance(vector: float | None, text: float | None, sides: Iterable[str]) -> float:
+    """How well an item matches: its sides' values (a cosine similarity, a
+    share of word weight; None when not among a side's candidates) fused."""
+    used = sorted(sides)
+    total = sum(SIDE_WEIGHTS[side] for side in used)
+    parts = {"vector": 0.0 if vector is None else meaning(vector),
+             "text": 0.0 if text is None else text}  # fmt: skip
+    return sum(SIDE_WEIGHTS[side] * parts[side] for side in used) / total
 
 
 def fuse(
@@ -83,22 +105,19 @@ def fuse(
     vectors = {c.id: c for c in by_vector}
     texts = {c.id: c for c in by_text}
     used = sorted(sides)
-    best = sum(SIDE_WEIGHTS[side] for side in used) / (RRF_K + 1)
-    hits = [_hit(row, vectors, texts, used, best, trusted) for row in rows]
+    hits = [_hit(row, vectors, texts, used, trusted) for row in rows]
     return sorted(hits, key=lambda h: (-h.score, h.item.id))
 
 
 def _hit(
     row: Row, vectors: dict[str, Candidate], texts: dict[str, Candidate], used: list[str],
-    best: float, trusted: Mapping[str, Trusted] | None,
+    trusted: Mapping[str, Trusted] | None,
 ) -> Hit:  # fmt: skip
     item = item_from_row(row["item"])
     vector, text = vectors.get(item.id), texts.get(item.id)
     parts = {"vector": vector, "text": text}
-    relevance = (
-        sum(SIDE_WEIGHTS[side] / (RRF_K + c.rank) for side, c in parts.items() if c is not None)
-        / best
-    )
+    fused = relevance(None if vector is None else vector.value,
+                      None if text is None else text.value, used)  # fmt: skip
     trust = None if trusted is None else trusted.get(item.id)
     authority = item.authority if trust is None else trust.value
     standing = 1.0 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT * authority
@@ -106,17 +125,17 @@ def _hit(
     freshness = 1.0 - DECAY_WEIGHT + DECAY_WEIGHT * min(1.0, decay)
     contradicted = [i for i in row["contradicted_by"] if i is not None]
     superseded = [i for i in row["superseded_by"] if i is not None]
-    score = relevance * standing * freshness
+    score = fused * standing * freshness
     score *= CONTRADICTED if contradicted else 1.0
     score *= SUPERSEDED if superseded else 1.0
     why: JSONObject = {
         "fusion": {
-            "method": "weighted reciprocal rank",
-            "k": RRF_K,
+            "method": "weighted sum of calibrated sides",
             "sides": {side: SIDE_WEIGHTS[side] for side in used},
+            "cosine": [COSINE_LOW, COSINE_HIGH],
         },
         **{side: _side(parts[side], side) for side in used},
-        "relevance": relevance,
+        "relevance": fused,
         "authority": {
             "value": authority,
             "weight": AUTHORITY_WEIGHT,
@@ -131,13 +150,13 @@ def _hit(
         "superseded": {"by": sorted(set(superseded)), "factor": SUPERSEDED if superseded else 1.0},
         "score": score,
     }
-    return Hit(item, score, None if vector is None else vector.value,
+    return Hit(item, score, fused, None if vector is None else vector.value,
                None if text is None else text.value, why)  # fmt: skip
 
 
 def _side(candidate: Candidate | None, side: str) -> dict[str, Any]:
-    measure = "similarity" if side == "vector" else "score"
     if candidate is None:
-        return {"rank": None, measure: None, "weight": 0.0}
-    return {"rank": candidate.rank, measure: candidate.value,
-            "weight": SIDE_WEIGHTS[side] / (RRF_K + candidate.rank)}  # fmt: skip
+        return {"rank": None, "value": None, "scaled": 0.0}
+    scaled = meaning(candidate.value) if side == "vector" else candidate.value
+    measure = "similarity" if side == "vector" else "share"
+    return {"rank": candidate.rank, measure: candidate.value, "scaled": scaled}

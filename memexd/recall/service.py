@@ -22,9 +22,9 @@ from memexd.errors import BadUserInput, Unsupported
 from memexd.graph import Fragment, Graph
 from memexd.integrity.trust import Trust
 from memexd.memory.filters import MemoryFilter, prepare, to_cypher
-from memexd.memory.validation import Limits, check_limit
+from memexd.memory.validation import Limits, check_limit, check_score
 from memexd.recall.fresh import Fresh
-from memexd.recall.fusion import Candidate, Hit, fuse
+from memexd.recall.fusion import FLOOR, Candidate, Hit, fuse
 from memexd.recall.model import Embedder, check_vector
 from memexd.recall.statistics import Statistics
 from memexd.recall.words import text_candidates
@@ -60,6 +60,8 @@ class RecallRequest:
     now: int | None = None
     #: Weigh hits by effective authority (trust along provenance) instead of their own.
     trust: bool = False
+    #: Hits whose relevance is below this are left out (None: the server's FLOOR).
+    min_score: Any = None
 
 
 class Recall:
@@ -81,6 +83,7 @@ class Recall:
             10 if request.limit is None else check_limit(request.limit, "limit", maximum=MAX_LIMIT)
         )
         given = None if request.vector is None else check_vector(request.vector, "vector")
+        floor = FLOOR if request.min_score is None else check_score(request.min_score, "minScore")
         now = time.time_ns() // 1_000_000 if request.now is None else request.now
         where = to_cypher(prepare(request.filter, self.limits, now), self.graph)
         sides = self._sides(request.mode, given is not None)
@@ -98,7 +101,8 @@ class Recall:
         weighing = {"ids": ids, "now": now, "half_life": self.limits.decay_half_life_ms}
         rows = await self.graph.read("recall_items", weighing) if ids else []
         trusted = await self.trust.of([r["item"]["id"] for r in rows]) if request.trust else None
-        return fuse(rows, by_vector, by_text, sides, trusted)[:limit]
+        hits = fuse(rows, by_vector, by_text, sides, trusted)
+        return [hit for hit in hits if hit.relevance >= floor][:limit]
 
     def _sides(self, mode: RecallMode, given: bool) -> frozenset[str]:
         vector = given or self.embedder is not None

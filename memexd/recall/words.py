@@ -10,6 +10,10 @@ weighed by its frequency in the caller's sample
 (:mod:`memexd.recall.statistics`), and only its first ``COMMON`` matches are
 candidates: an item holding common words only ranks low anyway.
 
+A hit's text score is its BM25 score over the highest the cue could reach
+(:func:`~memexd.recall.bm25.ceiling`): the share of the cue's weight the
+item holds, 0 to 1, comparable from cue to cue.
+
 Every candidate gets a first, cheap score: the idf of each cue word whose
 matches hold it. The ``CANDIDATES`` best are read and scored by BM25
 (:mod:`memexd.recall.bm25`) on their own terms: how often each word appears
@@ -29,7 +33,7 @@ from functools import partial
 
 from memexd.graph import Fragment, Graph
 from memexd.memory.text import MAX_WORD
-from memexd.recall.bm25 import Collection, bm25, idf, stem, terms, words
+from memexd.recall.bm25 import Collection, bm25, ceiling, idf, stem, terms, words
 from memexd.recall.fusion import Candidate
 from memexd.recall.statistics import Sample, Statistics, item_text
 
@@ -78,7 +82,8 @@ async def text_candidates(
     matches = dict(zip(said, found, strict=True))
     collection = _collection(matches, sample)
     ranked = await _scored(graph, _shortlist(matches, collection), list(said), collection)
-    return [Candidate(i, score, rank) for rank, (i, score) in enumerate(ranked[:pool], 1)]
+    top = ceiling(said, collection) or 1.0
+    return [Candidate(i, score / top, rank) for rank, (i, score) in enumerate(ranked[:pool], 1)]
 
 
 async def _matches(graph: Graph, where: Fragment, word: str) -> Matches:
