@@ -6,8 +6,9 @@ DUMP is written by ``bench/recall_quality.py --dump``. From each question's
 it fuses the two lists several ways and prints evidence recall@5/10/20 for
 each, best at @10 first, beside what the server's own ``HYBRID`` found in
 the same run. Then, for the fusion :mod:`memexd.recall.fusion` uses, how
-often a no-evidence cue keeps no hit and how much evidence recall@10 is
-lost, at a range of floors. Tune on one benchmark's dump, then run the
+often a no-evidence cue gets no hit and how much evidence recall@10 is
+lost, at a range of floors (a cue whose best hit is below the floor gets
+none, as the server's default floor does). Tune on one benchmark's dump, then run the
 chosen fusion on another's: a figure that holds only where it was tuned is
 not a result.
 """
@@ -100,7 +101,9 @@ def evaluate(doc: dict[str, Any], fusion: Fusion, floor: float = 0.0) -> dict[in
     for n, question in enumerate(doc["questions"]):
         fused = fusion(_side(vectors["evidence_cues"][n], "vectorScore"),
                        _side(texts["evidence_cues"][n], "textScore"))  # fmt: skip
-        ranked = [k for k in sorted(fused, key=lambda key: (-fused[key], key)) if fused[k] >= floor]
+        # the server's floor judges the cue by its best hit: all or nothing
+        best = max(fused.values(), default=0.0)
+        ranked = sorted(fused, key=lambda key: (-fused[key], key)) if best >= floor else []
         for k in KS:
             totals[k] += _recall(ranked, set(question["evidence"]), k)
     return {k: v / len(doc["questions"]) for k, v in totals.items()}
@@ -155,7 +158,7 @@ def main() -> None:
         for name in [*best[: args.top], "served"]:
             print(f"  {name:<22}" + "".join(f"  {table[name][k]:.3f}" for k in KS))
         print("  floor    no-evidence cues emptied    evidence R@10")
-        for floor in (0.0, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7):
+        for floor in (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4):
             share = emptied(doc, served, floor)
             kept = evaluate(doc, served, floor)[10]
             shown = "n/a" if share is None else f"{share:.1%}"

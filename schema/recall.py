@@ -48,9 +48,9 @@ class RecallInput:
     )  # fmt: skip
 
     min_score: float | None = strawberry.field(
-        default=None, description="Leave out hits whose `relevance` is below this (0 to 1). "
-        "Unless given, the server's floor: what a cue about nothing the memory holds finds "
-        "mostly stays below it, so such a cue answers no hit. 0 keeps every candidate.",
+        default=None, description="Leave out hits whose `relevance` is below this (0 to 1; "
+        "0 keeps every candidate). Unless given, the server's floor judges the cue by its "
+        "best hit: below the floor, nothing held is about the cue and there is no hit.",
     )  # fmt: skip
 
     def request(self) -> service.RecallRequest:

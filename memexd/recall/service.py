@@ -83,7 +83,7 @@ class Recall:
             10 if request.limit is None else check_limit(request.limit, "limit", maximum=MAX_LIMIT)
         )
         given = None if request.vector is None else check_vector(request.vector, "vector")
-        floor = FLOOR if request.min_score is None else check_score(request.min_score, "minScore")
+        floor = None if request.min_score is None else check_score(request.min_score, "minScore")
         now = time.time_ns() // 1_000_000 if request.now is None else request.now
         where = to_cypher(prepare(request.filter, self.limits, now), self.graph)
         sides = self._sides(request.mode, given is not None)
@@ -101,8 +101,7 @@ class Recall:
         weighing = {"ids": ids, "now": now, "half_life": self.limits.decay_half_life_ms}
         rows = await self.graph.read("recall_items", weighing) if ids else []
         trusted = await self.trust.of([r["item"]["id"] for r in rows]) if request.trust else None
-        hits = fuse(rows, by_vector, by_text, sides, trusted)
-        return [hit for hit in hits if hit.relevance >= floor][:limit]
+        return _kept(fuse(rows, by_vector, by_text, sides, trusted), floor)[:limit]
 
     def _sides(self, mode: RecallMode, given: bool) -> frozenset[str]:
         vector = given or self.embedder is not None
@@ -141,6 +140,16 @@ class Recall:
         similar = {row["id"]: float(row["similarity"]) for row in rows} | fresh
         ranked = sorted(similar.items(), key=lambda p: (-p[1], p[0]))[:pool]
         return [Candidate(i, value, rank) for rank, (i, value) in enumerate(ranked, 1)]
+
+
+def _kept(hits: list[Hit], floor: float | None) -> list[Hit]:
+    """The caller's ``minScore`` leaves out each hit below it. Without one,
+    the cue is judged by its best hit: when none reaches ``FLOOR``, nothing
+    held is about the cue and there is no hit; otherwise every hit stays
+    (evidence often ranks below the best, and less sure of itself)."""
+    if floor is not None:
+        return [hit for hit in hits if hit.relevance >= floor]
+    return hits if any(hit.relevance >= FLOOR for hit in hits) else []
 
 
 async def _none() -> list[Candidate]:
