@@ -67,6 +67,21 @@ def convex(vector_weight: float) -> Fusion:
     return fuse
 
 
+def noisy_or(low: float, high: float) -> Fusion:
+    """As served, with other cosine bounds: 1 - (1 - meaning)(1 - words)."""
+
+    def fuse(vector: Side, text: Side) -> dict[str, float]:
+        def scale(s: float) -> float:
+            return min(1.0, max(0.0, (s - low) / (high - low)))
+
+        return {
+            k: 1 - (1 - (scale(vector[k]) if k in vector else 0.0)) * (1 - text.get(k, 0.0))
+            for k in set(vector) | set(text)
+        }
+
+    return fuse
+
+
 def served(vector: Side, text: Side) -> dict[str, float]:
     """The fusion memexd.recall.fusion uses (its relevance)."""
     sides = ("vector", "text")
@@ -147,6 +162,9 @@ def main() -> None:
         for low in (0.7, 0.75, 0.8):
             for high in (0.9, 0.95):
                 fusions[f"cal {low}-{high} v={w}"] = calibrated(low, high, w)
+    for low in (0.7, 0.75, 0.8):
+        for high in (0.9, 0.95, 1.0):
+            fusions[f"or {low}-{high}"] = noisy_or(low, high)
     for path in args.dumps:
         doc = json.loads(path.read_text())
         print(f"\n{doc['dataset']} ({doc['engine']}, {len(doc['questions'])} questions)")
@@ -158,7 +176,7 @@ def main() -> None:
         for name in [*best[: args.top], "served"]:
             print(f"  {name:<22}" + "".join(f"  {table[name][k]:.3f}" for k in KS))
         print("  floor    no-evidence cues emptied    evidence R@10")
-        for floor in (0.0, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4):
+        for floor in (0.0, 0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6):
             share = emptied(doc, served, floor)
             kept = evaluate(doc, served, floor)[10]
             shown = "n/a" if share is None else f"{share:.1%}"

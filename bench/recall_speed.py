@@ -3,7 +3,9 @@
 Run: ``.venv/bin/python bench/recall_speed.py [--items 100000] [--cues 200]
 [--words-only] [--own-vectors] [--bulk-index] [--data-dir DIR] [--loaded]``
 (``--data-dir``: the loaded engine is kept there, and a second run with the
-same flags measures it again without loading: a million vectors take hours)
+same flags measures it again without loading: a million vectors take hours),
+or ``.venv/bin/python bench/recall_speed.py --freshness [--engine
+falkordb|neo4j]`` (below).
 
 A fresh ``memexd serve`` (FalkorDB, default settings: full-text and vector
 indexes on) gets ``--items`` items through ``POST /items``, their text drawn
@@ -32,6 +34,26 @@ vectors are stored and builds it once after, waiting until the engine says
 it is operational, as an operator would for a bulk load: 60,000 vectors
 took 2 ms each stored one by one into the index against 0.5 ms stored plus
 1.2 ms built after; recall then searches the same kind of index.
+
+``--freshness``: how soon what was just written is found by meaning. A fresh
+server (``MEMEXD_EMBEDDING=e5-small``, text search on; FalkorDB, or with
+``--engine neo4j`` a Neo4j 5 started as bench/recall_quality.py does) gets
+500 everyday notes in scope ``bench:fresh`` and embeds them all (the script
+waits until ``stats.embeddings.waiting`` is 0). Then, 100 times: one new
+note through ``createItem``, and from its answer on, ``recall`` of a
+paraphrase of it (HYBRID, ``limit: 1``, that scope) again and again until the
+note ranks first (given up after 30 s: a miss). The 100 (note, cue) pairs
+come from ten templates with distinct slot values, each cue sharing no word
+with its note. Nothing waits for the background embedder between notes: it
+may have caught up or not when a note is written. Printed: the time from
+the write's answer to the recall that ranked the note first (p50, p99,
+max), the share the first recall already ranked first, and the misses, for
+all notes and split by whether the embedder had items waiting just before
+the write. Then the write path beside it, into other scopes: 20,000 short
+notes through ``createItems`` in batches of 500, and 20,000 through one
+``POST /items``, each as items/s (writes embed nothing; the embedder waits
+while a bulk write goes on). ``--items``, ``--cues`` and the load options
+are not used.
 """
 
 from __future__ import annotations
@@ -40,9 +62,14 @@ import argparse
 import asyncio
 import itertools
 import random
+import shutil
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -51,12 +78,16 @@ import numpy
 import orjson
 import redis
 from _common import (
+    CREATE_ITEMS,
     GRAPH_NAME,
     Latencies,
     batches,
     check_graphql,
+    graphql,
     item_inputs,
+    load_items,
     memexd_server,
+    percentile,
     raw_client,
     raw_query,
 )
@@ -64,6 +95,7 @@ from _common import (
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from memexd.recall.model import DIMENSION, E5Small
 from memexd.recall.vectors import MAX_VECTORS
+from tests.neo4j_server import Neo4jServer
 
 CYPHER = Path(__file__).resolve().parents[1] / "cypher"
 
@@ -105,7 +137,15 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--own-vectors", action="store_true",
                         help="embedding off in the server; cues carry their vectors "
                         "(the model's cue time is measured apart)")  # fmt: skip
-    return parser.parse_args()
+    parser.add_argument("--freshness", action="store_true",
+                        help="how soon a note just written is recalled by a paraphrase, "
+                        "and the bulk write rates beside it (options above unused)")  # fmt: skip
+    parser.add_argument("--engine", choices=["falkordb", "neo4j"], default="falkordb",
+                        help="with --freshness: the engine memexd runs on")  # fmt: skip
+    args = parser.parse_args()
+    if args.engine != "falkordb" and not args.freshness:
+        parser.error("--engine neo4j needs --freshness (the load measures FalkorDB's memory)")
+    return args
 
 
 def units(rng: numpy.random.Generator, count: int) -> list[list[float]]:
@@ -122,6 +162,9 @@ def used_memory(socket: str) -> int:
 
 def main() -> None:
     args = _args()
+    if args.freshness:
+        freshness_main(args.engine)
+        return
     rng = random.Random(7)
     inputs = item_inputs(args.items, rng)
     zipf = Zipf(rng)
@@ -301,6 +344,311 @@ async def _cue_times(model: E5Small, cues: list[str]) -> list[float]:
         await model.query(cue)
         timings.append((time.perf_counter() - t) * 1000)
     return timings
+
+
+# ---------------------------------------------------------------- freshness
+
+FRESH_SCOPE = "bench:fresh"
+BULK = 20_000
+BULK_BATCH = 500
+BACKGROUND = 500
+GIVE_UP_S = 30.0
+CREATE_ONE = "mutation($i: MemoryItemInput!) { createItem(input: $i) { item { id } } }"
+FIRST_HIT = """query($cue: String!) {
+  recall(input: {cue: $cue, limit: 1, filter: {scopePrefix: "bench:fresh"}}) { item { id } } }"""
+WAITING = "{ stats { embeddings { waiting } } }"
+
+Slots = tuple[tuple[str, str], ...]
+
+
+def only(*words: str) -> Slots:
+    """Slot values said in the note only (the cue leaves them out)."""
+    return tuple((word, "") for word in words)
+
+
+#: (note, cue, a, b): ``{a}`` and ``{b}`` are (note's words, cue's words),
+#: the i-th of ``a`` with the i-th of ``b``. The cue shares no word with its
+#: note (nor, but for small words, with any other note), so a note is found
+#: first by meaning; each was checked against the background notes and the
+#: notes written before it with the model (cosine alone: HYBRID adds words).
+PAIR_TEMPLATES: tuple[tuple[str, str, Slots, Slots], ...] = (
+    ("The {a} database ran out of disk space on {b}", "why is the {a} server's storage full?",
+     (("staging", "pre-production environment"), ("payroll", "salary"),
+      ("analytics", "metrics reporting"), ("shipping", "parcel delivery"),
+      ("weather forecast", "meteorology"),
+      ("student enrolment", "pupil admissions"), ("email", "mail"),
+      ("recruiting", "job applicants"), ("accounting", "bookkeeping"),
+      ("hospital records", "patient files")),
+     only("Monday", "Tuesday night", "Wednesday morning", "Thursday", "Saturday",
+          "Sunday evening", "the first of March", "New Year's Eve", "the long weekend",
+          "the 2nd")),
+    ("My {a} is allergic to {b}", "is my {a} intolerant to {b}?",
+     (("sister", "female sibling"), ("husband", "spouse"), ("son", "little boy"),
+      ("daughter", "girl"), ("neighbour", "flat opposite's tenant"), ("boss", "manager"),
+      ("grandmother", "dad's mom"), ("nephew", "brother's boy"), ("roommate", "flatmate"),
+      ("best friend", "closest pal")),
+     (("peanuts", "groundnuts"), ("shellfish", "prawns"), ("strawberries", "red berries"),
+      ("gluten", "wheat flour"), ("cow's milk", "dairy"), ("eggs", "anything hens lay"),
+      ("sesame", "tahini"), ("mustard", "yellow condiment"), ("soy", "tofu"),
+      ("tree nuts", "cashews and walnuts"))),
+    ("{a} appointment moved to {b}", "when was my {a} booking pushed to?",
+     (("Dentist", "tooth doctor"), ("Haircut", "barber"),
+      ("Physiotherapy", "back-pain therapist"), ("Dermatologist", "skin doctor"),
+      ("Passport office", "ID-document bureau"),
+      ("Piano tuner", "keyboard instrument tuning"),
+      ("Driving test", "road exam for my licence"), ("Blood test", "lab draw at the clinic"),
+      ("Plumber", "plumbing repair man"), ("Massage", "masseuse")),
+     only("Thursday at 3pm", "next Tuesday morning", "the 14th at noon", "Wednesday evening",
+          "the end of the month", "the 3rd at 8am", "late September", "the 21st",
+          "Tuesday at 4:15", "after the holidays")),
+    ("Left the {a} {b}", "where did I forget the {a}?",
+     (("spare house keys", "extra key to the flat"),
+      ("laptop charger", "notebook computer's adapter cable"), ("gym bag", "workout kit"),
+      ("bike lock", "bicycle chain"), ("tax documents", "financial paperwork"),
+      ("umbrella", "parasol"), ("swimsuit", "bathing costume"), ("scarf", "neck warmer"),
+      ("headphones", "earbuds"), ("winter gloves", "hand warmers for the cold")),
+     only("in the blue drawer by the front door", "at Maria's place", "under the sofa cushions",
+          "at the office reception", "in the kitchen cupboard above the sink",
+          "in the garden shed", "at the dry cleaner", "in the hotel room", "in the attic",
+          "at the cinema")),
+    ("{a} costs {b} a month now", "what's the price of {a} these days?",
+     (("The gym membership", "the fitness centre"),
+      ("The streaming subscription", "online TV and films"), ("Car insurance", "vehicle cover"),
+      ("Rent", "the apartment lease"), ("The phone contract", "mobile service"),
+      ("Childcare", "daycare for the little ones"), ("Electricity", "the mains supply bill"),
+      ("Music lessons", "weekly tutoring for an instrument"),
+      ("The newspaper", "the daily press delivered"),
+      ("Health insurance", "medical cover")),
+     only("30 dollars", "12 pounds", "80 euros", "1,200 dollars", "25 pounds", "600 euros",
+          "90 dollars", "150 euros", "240 pounds", "40 dollars")),
+    ("The {a} is broken, it stopped working {b}", "the {a} has a fault and needs fixing",
+     (("washing machine", "clothes-cleaning appliance"),
+      ("dishwasher", "dish-cleaning appliance"), ("fridge", "refrigerator"),
+      ("ceiling light", "overhead lamp"), ("toilet", "loo"),
+      ("air conditioner", "AC cooling unit"), ("elevator", "lift in our building"),
+      ("printer", "inkjet"), ("smoke alarm", "fire detector"), ("television", "TV set")),
+     only("last night", "yesterday", "this morning", "on Sunday", "again", "over the weekend",
+          "during the party", "on Tuesday", "at breakfast", "an hour ago")),
+    ("{b} recommended a novel about {a}", "which tale of {a} was suggested to me?",
+     (("colonists on Mars", "settlers of the red planet"),
+      ("an Antarctic expedition", "explorers at the South Pole"),
+      ("a Roman emperor", "a ruler of the ancient empire"),
+      ("a jazz saxophonist", "a bebop sax player"),
+      ("a sourdough bakery", "loaves rising in a baker's shop"),
+      ("climbing Everest", "scaling the highest summit on Earth"),
+      ("a detective in Tokyo", "a Japanese crime investigator"),
+      ("time travel", "journeys to the past and future"),
+      ("a haunted house", "a ghost-filled mansion"),
+      ("a vampire", "a bloodsucking creature of the dark")),
+     only("My aunt", "The librarian", "A podcast host", "My yoga teacher",
+          "An old school friend", "The bookshop owner", "My cousin", "Our reading club host",
+          "A fellow passenger", "The teacher")),
+    ("Flight to {a} leaves at {b} from terminal 2", "when does my plane to {a} depart?",
+     (("Lisbon", "Portugal's capital"), ("Tokyo", "Japan"), ("Nairobi", "Kenya"),
+      ("Reykjavik", "Iceland"), ("Toronto", "Canada"), ("Buenos Aires", "Argentina"),
+      ("Cairo", "Egypt"), ("Sydney", "Australia"), ("Oslo", "Norway"), ("Hanoi", "Vietnam")),
+     only("6:40", "7:15", "9:05", "10:30", "11:50", "13:20", "15:45", "17:10", "19:35",
+          "22:00")),
+    ("The kids' {a} practice is cancelled because of {b}",
+     "why is the youngsters' {a} session off?",
+     (("football", "soccer"), ("swimming", "pool"), ("violin", "fiddle"),
+      ("karate", "martial arts dojo"), ("ballet", "dance"), ("drama", "theatre acting"),
+      ("basketball", "hoops"), ("tennis", "Wimbledon sport"), ("choir", "chorus singing"),
+      ("archery", "bow and arrow")),
+     only("the storm", "a coach's illness", "the holiday", "a burst pipe at the hall",
+          "the school concert", "a power cut", "snow", "an inspection", "a broken heater",
+          "a staff shortage")),
+    ("Signed up for a cooking class on {a} for {b}",
+     "which {a} cookery workshop am I attending?",
+     (("moussaka", "Greek aubergine casserole"), ("tiramisu", "Italian espresso dessert"),
+      ("sushi", "Japanese raw fish"), ("croissants", "French pastry"),
+      ("pad thai", "Bangkok street noodle"), ("biryani", "Indian spiced pilau"),
+      ("ceviche", "Peruvian citrus-cured seafood"), ("schnitzel", "Austrian breaded veal"),
+      ("borscht", "Ukrainian beetroot broth"), ("dim sum", "Cantonese dumplings")),
+     only("the weekend", "Tuesday", "next Saturday", "Thursday evening", "the 28th",
+          "Sunday brunch time", "Wednesday night", "the 5th", "late June", "the holidays")),
+)  # fmt: skip
+
+#: everyday notes in the background, unrelated to the pairs
+BACKGROUND_TEMPLATES: tuple[tuple[str, tuple[tuple[str, ...], ...]], ...] = (
+    ("Buy {} and {} on the way home",
+     (("bread", "oat milk", "apples", "coffee beans", "rice", "onions", "yoghurt", "pasta"),
+      ("olive oil", "bananas", "cheddar", "spinach", "lentils", "honey", "butter", "tea"))),
+    ("Called {} about the {}",
+     (("Anna", "Ben", "Chloe", "David", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas"),
+      ("weekend plans", "birthday party", "moving boxes", "camping trip", "wedding photos",
+       "school reunion", "garden fence", "group holiday", "concert tickets", "bake sale"))),
+    ("Ran {} km along the {} in {} minutes",
+     (("5", "7", "8", "10", "12", "15"), ("river", "canal", "beach", "park loop", "old railway"),
+      ("28", "35", "41", "52", "60", "75"))),
+    ("Weather tomorrow: {} with highs of {} degrees",
+     (("sunshine", "light rain", "fog in the morning", "strong wind", "thunderstorms",
+       "clouds"), ("4", "9", "13", "17", "21", "26", "31"))),
+    ("Finished lesson {} of the {} course",
+     (("2", "3", "4", "5", "6", "7", "8", "9"),
+      ("Spanish", "pottery", "photography", "first aid", "guitar", "watercolour", "coding"))),
+    ("Recipe idea: {} with {}",
+     (("risotto", "curry", "omelette", "pancakes", "stir fry", "soup", "tacos", "salad"),
+      ("mushrooms", "chickpeas", "pumpkin", "smoked salmon", "feta", "ginger", "leeks"))),
+    ("{}'s birthday is on {} {}",
+     (("Anna", "Ben", "Chloe", "David", "Elif", "Farid", "Greta", "Hugo", "Ines", "Jonas"),
+      ("January", "April", "July", "October", "December"), ("3", "11", "19", "24", "30"))),
+    ("Team meeting: we agreed to {} by {}",
+     (("ship the new logo", "hire a designer", "review the budget", "clean up the wiki",
+       "plan the offsite", "update the handbook"),
+      ("Friday", "the end of the quarter", "next sprint", "mid-May", "the summer"))),
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class FreshNote:
+    """One new note: time from its write's answer to the recall that ranked
+    it first (None: missed), and what the background embedder had waiting."""
+
+    seconds: float | None
+    first_recall: bool
+    behind: bool
+
+
+def pairs() -> list[tuple[str, str]]:
+    """100 (note, cue) pairs, the templates taking turns."""
+    made = []
+    for i in range(max(len(t[2]) for t in PAIR_TEMPLATES)):
+        for note, cue, a, b in PAIR_TEMPLATES:
+            (na, ca), (nb, cb) = a[i], b[i]
+            made.append((note.format(a=na, b=nb), cue.format(a=ca, b=cb)))
+    return made
+
+
+def everyday(rng: random.Random) -> str:
+    text, slots = rng.choice(BACKGROUND_TEMPLATES)
+    return text.format(*(rng.choice(s) for s in slots))
+
+
+def background_notes(count: int, rng: random.Random) -> list[str]:
+    """``count`` distinct everyday notes."""
+    notes: dict[str, None] = {}
+    while len(notes) < count:
+        notes[everyday(rng)] = None
+    return list(notes)
+
+
+def note(text: str, scope: str = FRESH_SCOPE) -> dict[str, Any]:
+    return {"scope": scope, "kind": "note", "content": {"text": text}, "author": "user:bench",
+            "sourceKind": "observed", "authority": 0.5}  # fmt: skip
+
+
+@contextmanager
+def engine(name: str) -> Iterator[dict[str, str]]:
+    """memexd's settings for the engine: FalkorDB embedded (none), or a
+    Neo4j started here (as bench/recall_quality.py does) and stopped after."""
+    if name == "falkordb":
+        yield {}
+        return
+    data = Path(tempfile.mkdtemp(prefix="mxb-neo4j-"))
+    neo4j = Neo4jServer(data)
+    neo4j.start()
+    try:
+        yield neo4j.env()
+    finally:
+        neo4j.stop()
+        shutil.rmtree(data, ignore_errors=True)
+
+
+def freshness_main(engine_name: str) -> None:
+    settings = {"MEMEXD_EMBEDDING": "e5-small", "MEMEXD_TEXT_SEARCH": "true"}
+    with (
+        engine(engine_name) as extra,
+        memexd_server(GRAPH_NAME, **settings, **extra) as server,
+        httpx.Client(base_url=server.base_url, timeout=600) as client,
+    ):
+        print(f"freshness on {engine_name}, e5-small, text search on")
+        rng = random.Random(7)
+        for chunk in batches(background_notes(BACKGROUND, rng), 100):
+            graphql(client, CREATE_ITEMS, {"inputs": [note(text) for text in chunk]})
+        wait_embedded(client, BACKGROUND)
+        results = [fresh_one(client, text, cue) for text, cue in pairs()]
+        report_fresh(results)
+        bulk_rates(client, rng)
+
+
+def waiting(client: httpx.Client) -> int:
+    return int(graphql(client, WAITING, {})["stats"]["embeddings"]["waiting"])
+
+
+def wait_embedded(client: httpx.Client, count: int, timeout: float = 900) -> None:
+    started = time.perf_counter()
+    while waiting(client):
+        if time.perf_counter() - started > timeout:
+            raise RuntimeError(f"items still waiting for their vectors after {timeout:.0f} s")
+        time.sleep(0.2)
+    print(f"{count} background notes in {FRESH_SCOPE}, all embedded "
+          f"{time.perf_counter() - started:.1f} s after their write")  # fmt: skip
+
+
+def fresh_one(client: httpx.Client, text: str, cue: str) -> FreshNote:
+    """Write one note, then recall its cue until the note ranks first."""
+    behind = waiting(client) > 0
+    item = graphql(client, CREATE_ONE, {"i": note(text)})["createItem"]["item"]["id"]
+    started = time.perf_counter()
+    recalls = 0
+    while (spent := time.perf_counter() - started) < GIVE_UP_S:
+        hits = graphql(client, FIRST_HIT, {"cue": cue})["recall"]
+        recalls += 1
+        if hits and hits[0]["item"]["id"] == item:
+            return FreshNote(time.perf_counter() - started, recalls == 1, behind)
+    print(f"  missed after {spent:.0f} s ({recalls} recalls): {text!r} / {cue!r}")
+    return FreshNote(None, False, behind)
+
+
+def report_fresh(results: list[FreshNote]) -> None:
+    print(f"freshness: {len(results)} new notes, each recalled by a paraphrase "
+          f"until ranked first (HYBRID, limit 1, scope {FRESH_SCOPE})")  # fmt: skip
+    idle = [r for r in results if not r.behind]
+    behind = [r for r in results if r.behind]
+    for label, part in (("all", results), ("embedder idle", idle), ("embedder behind", behind)):
+        if part:
+            print("  " + fresh_line(label, part))
+
+
+def fresh_line(label: str, part: list[FreshNote]) -> str:
+    found = sorted(r.seconds * 1000 for r in part if r.seconds is not None)
+    first = sum(r.first_recall for r in part)
+    head = f"{label:<16} {len(part):3}: first recall ranked it first {first}/{len(part)}"
+    misses = len(part) - len(found)
+    if not found:
+        return f"{head}, misses {misses}"
+    return (f"{head} ({first / len(part):.0%}); write to hit: p50 {percentile(found, 50):.0f} ms"
+            f"  p99 {percentile(found, 99):.0f} ms  max {found[-1]:.0f} ms; "
+            f"misses {misses}")  # fmt: skip
+
+
+def bulk_rates(client: httpx.Client, rng: random.Random) -> None:
+    """The write path beside it: createItems in batches, then POST /items."""
+    texts = [everyday(rng) for _ in range(BULK)]
+    rows = [note(t, "bench:bulk/graphql") for t in texts]
+    started = time.perf_counter()
+    load_items(client, rows, BULK_BATCH)
+    spent = time.perf_counter() - started
+    print(f"bulk ingest: createItems {BULK:,} short notes in batches of {BULK_BATCH}: "
+          f"{BULK / spent:,.0f} items/s ({spent:.1f} s)")  # fmt: skip
+    rows = [note(t, "bench:bulk/ndjson") for t in texts]
+    spent = post_rows(client, rows)
+    print(f"bulk ingest: POST /items {BULK:,} short notes in one request: "
+          f"{BULK / spent:,.0f} items/s ({spent:.1f} s)")  # fmt: skip
+
+
+def post_rows(client: httpx.Client, rows: list[dict[str, Any]]) -> float:
+    """``POST /items`` (NDJSON); the seconds it took; fails unless all were created."""
+    body = b"".join(orjson.dumps(row) + b"\n" for row in rows)
+    started = time.perf_counter()
+    answer = client.post("/items", content=body, headers={"content-type": "application/x-ndjson"})
+    spent = time.perf_counter() - started
+    answer.raise_for_status()
+    done = orjson.loads(answer.content.splitlines()[-1]).get("done", {})
+    if done.get("created") != len(rows):
+        raise RuntimeError(f"POST /items: {answer.content.splitlines()[-1]!r}")
+    return spent
 
 
 if __name__ == "__main__":

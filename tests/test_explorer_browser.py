@@ -445,7 +445,8 @@ def test_search_by_words(page: Any, server: str) -> None:
 
 
 RECALLED = """query($cue: String!, $p: String) {
-  recall(input: {cue: $cue, filter: {scopePrefix: $p}, mode: VECTOR}) { item { id } } }"""
+  recall(input: {cue: $cue, filter: {scopePrefix: $p}, mode: VECTOR, minScore: 0}) {
+    item { id } } }"""
 
 
 def ask_by_meaning(page: Any, server: str, question: str, prefix: str, count: int) -> None:
@@ -487,6 +488,10 @@ def test_search_by_meaning_shows_what_items_say(page: Any, server: str) -> None:
             )
             assert apart, (a, b)
     shot(page, "meaning")
+    # a question about nothing these notes hold: no hit, said in words
+    page.get_by_label("What do you remember about…").fill("which telescope photographed Saturn?")
+    page.get_by_role("button", name="Search").click()
+    expect(page.locator("#status")).to_have_text("Nothing relevant: no memory is about this")
     assert page.console_errors == []
 
 

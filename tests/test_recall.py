@@ -102,9 +102,9 @@ async def test_every_hit_explains_its_score(recalling: Api, model: E5Small) -> N
         why = hit["why"]
         assert set(why) >= {"fusion", "vector", "text", "relevance", "authority", "decay",
                             "contradicted", "superseded", "score"}  # fmt: skip
-        weights = why["fusion"]["sides"]
-        parts = [weights[s] * why[s]["scaled"] for s in ("vector", "text")]
-        assert math.isclose(why["relevance"], sum(parts) / sum(weights.values()))
+        assert why["fusion"]["sides"] == ["text", "vector"]
+        missing = (1 - why["vector"]["scaled"]) * (1 - why["text"]["scaled"])
+        assert math.isclose(why["relevance"], 1 - missing)
         assert math.isclose(hit["relevance"], why["relevance"])
         assert 0 <= hit["relevance"] <= 1
         product = why["relevance"] * why["authority"]["factor"] * why["contradicted"]["factor"]
@@ -138,7 +138,8 @@ async def test_a_selective_filter_still_fills_the_limit(recalling: Api, model: E
     rare = [(await api.create(scope="p:rare", content={"text": t}))["id"] for t in
             ("cats and dogs", "a recipe for bread", "notes on tax forms")]  # fmt: skip
     await embed_all(api.graph, model)
-    hits = await recall(api, "deployment failed", mode="VECTOR", limit=3,
+    # every candidate (minScore 0): none of the three is about the cue
+    hits = await recall(api, "deployment failed", mode="VECTOR", limit=3, minScore=0,
                         filter={"scopePrefix": "p:rare"})  # fmt: skip
     assert sorted(h["item"]["id"] for h in hits) == sorted(rare)
 
@@ -267,6 +268,18 @@ async def test_callers_own_vectors_for_items(recalling: Api, model: E5Small) -> 
     await api.ok("""mutation($id: ID!) { updateItem(id: $id, patch: {content: {text: "x"}},
         author: "u") { item { id } } }""", id=a["id"])  # fmt: skip
     assert (await backlog(api.graph)).waiting == 1
+
+
+async def test_a_vector_set_again_replaces_the_old_one(recalling: Api) -> None:
+    """FalkorDB leaves a vector set over another as it was (its issue 2099):
+    memexd clears the old one first, in the index too."""
+    api = recalling
+    item = await api.create(scope="p:a", content={"text": "anything"})
+    for n in (0, 1, 2):
+        await api.ok(SET_VECTORS, input=[{"id": item["id"], "vector": axis(n)}])
+        hits = await recall(api, "-", mode="VECTOR", vector=axis(n), minScore=0)
+        assert [h["item"]["id"] for h in hits] == [item["id"]]
+        assert hits[0]["vectorScore"] == pytest.approx(1.0, abs=1e-6)
 
 
 @pytest.mark.parametrize(

@@ -58,8 +58,10 @@ async def test_only_what_the_caller_may_read_and_the_filter_keeps(recalling: Api
     reader = recalling.with_grants("read:team:a/")
     mine = await api.create(scope="team:a/x", content={"text": "the office cat is called Tom"})
     await api.create(scope="team:b/x", content={"text": "the secret launch code is 1234"})
-    assert await found(reader, "launch code", mode="VECTOR") == [mine["id"]]
-    theirs = await found(api, "cat", mode="VECTOR", filter={"scopePrefix": "team:b/"})
+    # every candidate (minScore 0): the reader's only item, however far from the cue
+    assert await found(reader, "launch code", mode="VECTOR", minScore=0) == [mine["id"]]
+    theirs = await found(api, "cat", mode="VECTOR", minScore=0,
+                         filter={"scopePrefix": "team:b/"})  # fmt: skip
     assert len(theirs) == 1
     assert mine["id"] not in theirs
 

@@ -85,6 +85,8 @@ async def embed_waiting(graph: Graph, embedder: Embedder, batch: int = BATCH) ->
     stored = [
         [row["id"], row["version"], vector] for row, vector in zip(rows, vectors, strict=True)
     ]
+    # the old vectors go first, in a statement of their own (why: cypher/embedding_clear)
+    await graph.write("embedding_clear", {"rows": [row[:2] for row in stored]})
     await graph.write("embedding_set", {"rows": stored, "model": embedder.name})
     return len(rows)
 

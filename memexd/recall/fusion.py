@@ -3,14 +3,16 @@
 Each side gives a value on a fixed scale, the same for every cue and
 scope: meaning, the cosine similarity of cue and item mapped linearly from
 ``[COSINE_LOW, COSINE_HIGH]`` onto [0, 1] (the model's similarities sit in a
-narrow band: unrelated texts score about 0.75 and near-paraphrases 0.9);
+narrow band: unrelated texts score 0.65 to 0.75, a paraphrase 0.80 to 0.85);
 words, the share of the cue's BM25 weight the item holds
-(:mod:`memexd.recall.words`). ``relevance`` is their weighted sum
-(``SIDE_WEIGHTS``, summing to 1; one side alone when the mode or the server
-uses one), so it says how well an item matches in absolute terms, and a
-floor (``FLOOR``, or the caller's ``minScore``) can tell a hit from the
-nearest noise. The scales and weights were chosen on one benchmark and
-confirmed on another (bench/recall_fusion.py, README "Recall").
+(:mod:`memexd.recall.words`). ``relevance`` joins them as a probabilistic
+or, ``1 - (1 - meaning) * (1 - words)``: either side alone counts in full
+(a paraphrase with no word in common is as relevant as its meaning says),
+and an item both sides find ranks above one either finds as well. It says
+how well an item matches in absolute terms, so a floor (``FLOOR``, or the
+caller's ``minScore``) can tell a hit from the nearest noise. The scale and
+the floor were chosen on LongMemEval-S and confirmed on LoCoMo, held out
+(bench/recall_fusion.py; figures in docs/recall.md).
 
 The score is ``relevance * (1 - AUTHORITY_WEIGHT + AUTHORITY_WEIGHT *
 authority) * (1 - DECAY_WEIGHT + DECAY_WEIGHT * min(1, decay))``, times
@@ -40,7 +42,6 @@ __all__ = [
     "COSINE_LOW",
     "DECAY_WEIGHT",
     "FLOOR",
-    "SIDE_WEIGHTS",
     "SUPERSEDED",
     "Candidate",
     "Hit",
@@ -49,11 +50,11 @@ __all__ = [
     "relevance",
 ]
 
-COSINE_LOW = 0.75
+COSINE_LOW = 0.70
 COSINE_HIGH = 0.95
-SIDE_WEIGHTS = {"vector": 0.5, "text": 0.5}
-#: The relevance below which a hit is left out unless the caller says otherwise.
-FLOOR = 0.0
+#: The relevance a cue's best hit must reach unless the caller says otherwise:
+#: a paraphrase (cosine 0.80) or 40% of the cue's word weight, or the two in part.
+FLOOR = 0.4
 AUTHORITY_WEIGHT = 0.5
 DECAY_WEIGHT = 0.5
 CONTRADICTED = 0.5
@@ -85,12 +86,14 @@ def meaning(similarity: float) -> float:
 
 def relevance(vector: float | None, text: float | None, sides: Iterable[str]) -> float:
     """How well an item matches: its sides' values (a cosine similarity, a
-    share of word weight; None when not among a side's candidates) fused."""
-    used = sorted(sides)
-    total = sum(SIDE_WEIGHTS[side] for side in used)
+    share of word weight; None when not among a side's candidates) joined
+    by a probabilistic or."""
     parts = {"vector": 0.0 if vector is None else meaning(vector),
-             "text": 0.0 if text is None else text}  # fmt: skip
-    return sum(SIDE_WEIGHTS[side] * parts[side] for side in used) / total
+             "text": 0.0 if text is None else min(1.0, max(0.0, text))}  # fmt: skip
+    missing = 1.0
+    for side in sides:
+        missing *= 1.0 - parts[side]
+    return 1.0 - missing
 
 
 def fuse(
@@ -130,8 +133,8 @@ def _hit(
     score *= SUPERSEDED if superseded else 1.0
     why: JSONObject = {
         "fusion": {
-            "method": "weighted sum of calibrated sides",
-            "sides": {side: SIDE_WEIGHTS[side] for side in used},
+            "method": "probabilistic or: 1 - product of (1 - scaled side)",
+            "sides": used,
             "cosine": [COSINE_LOW, COSINE_HIGH],
         },
         **{side: _side(parts[side], side) for side in used},

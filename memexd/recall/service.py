@@ -137,7 +137,11 @@ class Recall:
             exact = {"vector": vector, "scan": SCAN, "limit": pool}
             rows = await self.graph.read("recall_vector_exact", exact, filter=where)
         # a waiting item's new vector counts over the old one the index holds
-        similar = {row["id"]: float(row["similarity"]) for row in rows} | fresh
+        # the best per id: FalkorDB's index may still hold an item's older vector
+        similar: dict[str, float] = {}
+        for row in rows:
+            similar.setdefault(row["id"], float(row["similarity"]))
+        similar |= fresh
         ranked = sorted(similar.items(), key=lambda p: (-p[1], p[0]))[:pool]
         return [Candidate(i, value, rank) for rank, (i, value) in enumerate(ranked, 1)]
 

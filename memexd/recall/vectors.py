@@ -37,6 +37,8 @@ class OwnVectors:
         rows = self._check(pairs)
         if not rows:
             return []
+        # the old vectors go first, in a statement of their own (why: cypher/embedding_clear)
+        await self.graph.write("embedding_own_clear", {"rows": rows})
         stored = await self.graph.write("embedding_own", {"rows": rows})
         if not stored:
             raise MemoryNotFound(await self._first_missing([row[0] for row in rows]))

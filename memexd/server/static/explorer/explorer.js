@@ -288,6 +288,8 @@
       .then(function (found) {
         showResults(found.items, found.scores);
         var n = found.items.length;
+        // recall answers no hit when nothing held is about the cue (its floor)
+        if (byMeaning && n === 0) { status("Nothing relevant: no memory is about this"); return; }
         var more = n === found.limit ? " (the first " + found.limit + ")" : "";
         var live = byMeaning && retracted ? "; recall finds live items only" : "";
         status(n + (n === 1 ? " item" : " items") + more + (byMeaning ? " by meaning" : "") +
