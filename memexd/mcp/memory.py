@@ -131,10 +131,9 @@ class MemoryTools:
         the cue."""
         caller = self.bind(ctx)
         flt = None if scope_prefix is None else MemoryFilter(scope_prefix=scope_prefix)
-        hits = await caller.memex.recall.recall(
-            RecallRequest(cue=cue, filter=flt, limit=limit, mode=RecallMode(mode), trust=trust,
-                          min_score=min_score)  # fmt: skip
-        )
+        request = RecallRequest(cue=cue, filter=flt, limit=limit, mode=RecallMode(mode),
+                                trust=trust, min_score=min_score)  # fmt: skip
+        hits = await caller.memex.recall.recall(request)
         lines = [f"{n}. ({h.score:.3f}) {item_line(h.item)}" for n, h in enumerate(hits, 1)]
         return answer("\n".join(lines) or NOTHING, {"hits": [_hit(h) for h in hits]})
 
