@@ -20,6 +20,7 @@ from memexd.memory.text import ensure_index
 from memexd.recall import embedding
 from memexd.recall import model as model_module
 from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index, mark_all
+from memexd.recall.fusion import FLOOR
 from memexd.recall.model import DIMENSION, E5Small, text_of
 from memexd.recall.vectors import MAX_VECTORS
 from tests.conftest import ApiFactory
@@ -195,6 +196,26 @@ async def test_a_caller_may_send_the_cues_vector(recalling: Api, model: E5Small)
     assert hits[0]["item"]["id"] == ids["budget"]
 
 
+async def test_a_cue_about_nothing_held_finds_nothing(recalling: Api, model: E5Small) -> None:
+    api = recalling
+    ids = await write_notes(api, model)
+    cue = "which telescope photographed Saturn?"
+    for mode in ("HYBRID", "VECTOR", "TEXT"):
+        assert await recall(api, cue, mode=mode) == []
+    # minScore 0: every candidate, each with the relevance the floor judged
+    everything = await recall(api, cue, minScore=0)
+    assert {h["item"]["id"] for h in everything} == set(ids.values())
+    assert all(h["relevance"] < FLOOR for h in everything)
+    # a cue about one of them: that one passes, and the others stay with it
+    hits = await recall(api, "why can users not sign in?")
+    assert hits[0]["item"]["id"] == ids["auth"]
+    assert hits[0]["relevance"] >= FLOOR
+    assert len(hits) == len(ids)
+    # minScore leaves out each hit below it
+    strict = await recall(api, "why can users not sign in?", minScore=hits[0]["relevance"])
+    assert [h["item"]["id"] for h in strict] == [ids["auth"]]
+
+
 @pytest.mark.parametrize(
     ("fields", "field"),
     [
@@ -206,6 +227,8 @@ async def test_a_caller_may_send_the_cues_vector(recalling: Api, model: E5Small)
         ({"cue": "a", "vector": [0.1] * (DIMENSION - 1)}, "vector"),
         ({"cue": "a", "vector": [0.0] * DIMENSION}, "vector"),
         ({"cue": "a", "filter": {"scopePrefix": ""}, "limit": 1000}, "limit"),
+        ({"cue": "a", "minScore": -0.1}, "minScore"),
+        ({"cue": "a", "minScore": 1.5}, "minScore"),
     ],
 )
 async def test_bad_input_is_refused_and_writes_nothing(
