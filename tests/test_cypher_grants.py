@@ -22,7 +22,7 @@ INTERNAL = {"admin_snapshot_nodes", "admin_snapshot_rels", "admin_wipe", "admin_
             "log_compact", "log_compact_scan",
             # embedding items after they are written (the server's loop and
             # memexd embed): derived data, no caller's question
-            "embedding_pending", "embedding_set", "embedding_mark_all",
+            "embedding_pending", "embedding_clear", "embedding_set", "embedding_mark_all",
             # schema statements (n names the indexed label, no item)
             "vector_index_create", "vector_index_drop",
             # a job's progress: how many items its scan passes (never returned)
