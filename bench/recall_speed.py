@@ -41,19 +41,22 @@ server (``MEMEXD_EMBEDDING=e5-small``, text search on; FalkorDB, or with
 500 everyday notes in scope ``bench:fresh`` and embeds them all (the script
 waits until ``stats.embeddings.waiting`` is 0). Then, 100 times: one new
 note through ``createItem``, and from its answer on, ``recall`` of a
-paraphrase of it (HYBRID, ``limit: 1``, that scope) again and again until the
-note ranks first (given up after 30 s: a miss). The 100 (note, cue) pairs
-come from ten templates with distinct slot values, each cue sharing no word
-with its note. Nothing waits for the background embedder between notes: it
-may have caught up or not when a note is written. Printed: the time from
-the write's answer to the recall that ranked the note first (p50, p99,
-max), the share the first recall already ranked first, and the misses, for
-all notes and split by whether the embedder had items waiting just before
-the write. Then the write path beside it, into other scopes: 20,000 short
-notes through ``createItems`` in batches of 500, and 20,000 through one
-``POST /items``, each as items/s (writes embed nothing; the embedder waits
-while a bulk write goes on). ``--items``, ``--cues`` and the load options
-are not used.
+paraphrase of it (HYBRID, ``limit: 1``, that scope) again and again until
+the note ranks first (given up after 30 s: a miss, printed with what a
+recall with ``minScore: 0`` says: first under the server's floor, or not
+first). The 100 (note, cue) pairs come from ten templates with distinct slot
+values, each cue sharing no word with its note; each pair was chosen so that
+the model ranks its note first among the notes written before it, at a
+cosine of 0.80 or more (the floor's paraphrase). Nothing waits for the
+background embedder between notes: it may have caught up or not when a note
+is written. Printed: the time from the write's answer to the recall that
+ranked the note first (p50, p99, max), the share the first recall already
+ranked first, and the misses, for all notes and split by whether the
+embedder had items waiting just before the write. Then the write path beside
+it, into other scopes: 20,000 short notes through ``createItems`` in batches
+of 500, and 20,000 through one ``POST /items``, each as items/s (writes
+embed nothing; the embedder waits while a bulk write goes on). ``--items``,
+``--cues`` and the load options are not used.
 """
 
 from __future__ import annotations
@@ -356,6 +359,10 @@ GIVE_UP_S = 30.0
 CREATE_ONE = "mutation($i: MemoryItemInput!) { createItem(input: $i) { item { id } } }"
 FIRST_HIT = """query($cue: String!) {
   recall(input: {cue: $cue, limit: 1, filter: {scopePrefix: "bench:fresh"}}) { item { id } } }"""
+#: after a miss: the best hit with no floor (is the note first, under the floor?)
+UNFLOORED = """query($cue: String!) {
+  recall(input: {cue: $cue, limit: 1, minScore: 0, filter: {scopePrefix: "bench:fresh"}}) {
+    score item { id } } }"""
 WAITING = "{ stats { embeddings { waiting } } }"
 
 Slots = tuple[tuple[str, str], ...]
@@ -372,13 +379,13 @@ def only(*words: str) -> Slots:
 #: first by meaning; each was checked against the background notes and the
 #: notes written before it with the model (cosine alone: HYBRID adds words).
 PAIR_TEMPLATES: tuple[tuple[str, str, Slots, Slots], ...] = (
-    ("The {a} database ran out of disk space on {b}", "why has the {a} DB no storage left?",
-     (("billing", "invoices"), ("chat", "messaging app"), ("recruiting", "job applicants"),
-      ("weather forecast", "meteorology"), ("payroll", "salary"), ("e-commerce", "online shop"),
-      ("analytics", "metrics reporting"), ("hospital records", "patient files"),
-      ("shipping", "freight"), ("video", "film clips")),
-     only("the bank holiday", "launch day", "New Year's Eve", "Saturday", "Tuesday night",
-          "Easter Monday", "Wednesday morning", "the 2nd", "Thursday", "payday")),
+    ("The {a} database ran out of disk space on {b}", "why has the {a} DB no storage remaining?",
+     (("billing", "invoices"), ("recruiting", "job applicants"), ("chat", "messaging app"),
+      ("student enrolment", "pupil admissions"), ("e-commerce", "online shop"),
+      ("payroll", "salary"), ("analytics", "metrics reporting"),
+      ("hospital records", "patient files"), ("shipping", "freight"), ("video", "film clips")),
+     only("the bank holiday", "New Year's Eve", "launch day", "Sunday evening", "Easter Monday",
+          "Tuesday night", "Wednesday morning", "the 2nd", "Thursday", "payday")),
     ("My {a} is allergic to {b}", "is my {a} intolerant to {b}?",
      (("nephew", "brother's boy"), ("boss", "manager"), ("roommate", "flatmate"),
       ("grandmother", "dad's mom"), ("best friend", "closest pal"), ("husband", "spouse"),
@@ -390,23 +397,22 @@ PAIR_TEMPLATES: tuple[tuple[str, str, Slots, Slots], ...] = (
       ("cow's milk", "dairy"))),
     ("{a} appointment moved to {b}", "when was my {a} booking pushed to?",
      (("Dentist", "tooth doctor"), ("Physiotherapy", "physical therapist"),
-      ("Blood test", "haematology lab"), ("Dermatologist", "skin doctor"),
-      ("Passport office", "travel papers bureau"), ("Massage", "masseuse"),
+      ("Blood test", "haematology lab"), ("Vaccination", "jab at the clinic"),
+      ("Dermatologist", "skin doctor"), ("Massage", "masseuse"),
       ("Piano tuner", "keyboard instrument tuning"), ("Plumber", "plumbing repair man"),
       ("Driving test", "road exam for my licence"), ("Pediatrician", "children's doctor")),
-     only("Thursday at 3pm", "the 14th at noon", "the 21st", "Wednesday evening",
-          "the end of the month", "after the holidays", "the 3rd at 8am", "Tuesday at 4:15",
-          "late September", "mid-October")),
+     only("Thursday at 3pm", "the 14th at noon", "the 21st", "next month", "Wednesday evening",
+          "after the holidays", "the 3rd at 8am", "Tuesday at 4:15", "late September",
+          "mid-October")),
     ("Left the {a} {b}", "where did I forget the {a}?",
-     (("tax documents", "financial paperwork"), ("gym bag", "workout kit"),
-      ("laptop charger", "notebook computer's adapter cable"),
-      ("winter gloves", "hand warmers for the cold"), ("headphones", "earbuds"),
+     (("suitcase", "luggage"), ("laptop charger", "notebook computer's adapter cable"),
+      ("gym bag", "workout kit"), ("winter gloves", "hand warmers for the cold"),
+      ("tax documents", "financial paperwork"), ("headphones", "earbuds"),
       ("bike lock", "bicycle chain"), ("swimsuit", "bathing costume"),
-      ("passport", "travel document"), ("sunglasses", "sun shades"),
-      ("spare house keys", "extra key to the flat")),
-     only("in the kitchen cupboard above the sink", "under the sofa cushions", "at Maria's place",
-          "at the cinema", "in the attic", "at the office reception", "at the dry cleaner",
-          "at my parents' place", "in the garden shed", "in the blue drawer by the front door")),
+      ("sunglasses", "sun shades"), ("spare house keys", "extra key to the flat")),
+     only("on the bus", "at Maria's place", "under the sofa cushions", "at the cinema",
+          "in the kitchen cupboard above the sink", "in the attic", "at the office reception",
+          "at the dry cleaner", "in the garden shed", "in the blue drawer by the front door")),
     ("{a} costs {b} a month now", "what's the price of {a} these days?",
      (("Electricity", "the mains supply bill"), ("Car insurance", "vehicle cover"),
       ("The gym membership", "the fitness centre"), ("The newspaper", "the daily press delivered"),
@@ -590,8 +596,16 @@ def fresh_one(client: httpx.Client, text: str, cue: str) -> FreshNote:
         recalls += 1
         if hits and hits[0]["item"]["id"] == item:
             return FreshNote(time.perf_counter() - started, recalls == 1, behind)
-    print(f"  missed after {spent:.0f} s ({recalls} recalls): {text!r} / {cue!r}")
+    print(f"  missed after {spent:.0f} s ({recalls} recalls): {text!r} / {cue!r}; "
+          + why_missed(client, cue, item))  # fmt: skip
     return FreshNote(None, False, behind)
+
+
+def why_missed(client: httpx.Client, cue: str, item: str) -> str:
+    hits = graphql(client, UNFLOORED, {"cue": cue})["recall"]
+    if hits and hits[0]["item"]["id"] == item:
+        return f"first with minScore 0 (score {hits[0]['score']:.3f}): under the server's floor"
+    return "not first even with minScore 0"
 
 
 def report_fresh(results: list[FreshNote]) -> None:

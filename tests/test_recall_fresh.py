@@ -117,3 +117,41 @@ async def test_one_embedding_at_a_time_and_each_vector_kept() -> None:
     again = await lane._vectors([("a", 1, content), ("a", 2, content)])
     assert set(again) == {("a", 1), ("a", 2)}  # version 1 kept, version 2 made
     assert slow.calls == 2
+
+
+async def test_a_burst_of_recalls_over_many_waiting_items_is_bounded(
+    recalling: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Forty items wait, eight recalls arrive at once while point reads run:
+    each recall embeds at most ITEMS of them, one recall at a time, and the
+    point reads are answered meanwhile."""
+    api = recalling
+    made = [await api.create(scope="p:a", content={"text": f"note {n} on the garden hose"})
+            for n in range(40)]  # fmt: skip
+    sizes: list[int] = []
+    original = E5Small.passages_now
+
+    async def counted(self: E5Small, texts: Sequence[str]) -> list[list[float]]:
+        sizes.append(len(texts))
+        return await original(self, texts)
+
+    monkeypatch.setattr(E5Small, "passages_now", counted)
+    point = """query($id: ID!) { item(id: $id) { id } }"""
+
+    async def read(item_id: str) -> float:
+        started = asyncio.get_running_loop().time()
+        assert (await api.ok(point, id=item_id))["item"]["id"] == item_id
+        return asyncio.get_running_loop().time() - started
+
+    recalls = [found(api, "watering the plants", mode="VECTOR", minScore=0) for _ in range(8)]
+    reads = [read(m["id"]) for m in made[:20]]
+    answers = await asyncio.gather(*recalls, *reads)
+    # a recall that found the lane busy left the items to the loop; the
+    # others found the newest few, made once and kept
+    assert any(answers[:8])
+    assert all(len(hits) <= fresh.ITEMS for hits in answers[:8])
+    assert max(answers[8:]) < 5.0  # answered while the recalls embed
+    assert sizes
+    assert max(sizes) <= fresh.ITEMS
+    assert sum(sizes) <= 8 * fresh.ITEMS
+    assert (await backlog(api.graph)).waiting == 40  # recall stores nothing
