@@ -16,7 +16,8 @@ unit vectors: the model would take days to embed a million items on two
 cores, and the index's work does not depend on where a vector came from;
 FalkorDB's vector index takes 5 ms a vector at first and over 12 ms past
 300,000, so a million take three hours or more). ``--cues`` recalls of
-random words (three words drawn the same way) then run one after another,
+random words (three words drawn the same way, ``minScore: 0``: random words
+and vectors stay under the server's floor) then run one after another,
 each mode in turn, and the script prints p50, p99 and mean per mode (the
 cue's embedding by the model included), and the engine's memory per item
 (``used_memory`` of the engine before the load and after, divided by the
@@ -103,7 +104,8 @@ from tests.neo4j_server import Neo4jServer
 CYPHER = Path(__file__).resolve().parents[1] / "cypher"
 
 RECALL = """query($cue: String!, $mode: RecallMode!, $vector: [Float!]) {
-  recall(input: {cue: $cue, mode: $mode, vector: $vector, limit: 10}) { score item { id } } }"""
+  recall(input: {cue: $cue, mode: $mode, vector: $vector, limit: 10, minScore: 0}) {
+    score item { id } } }"""
 VECTORS = "mutation($i: [ItemEmbeddingInput!]!) { setItemEmbeddings(input: $i) }"
 VOCABULARY = 20_000
 
@@ -616,6 +618,11 @@ def report_fresh(results: list[FreshNote]) -> None:
     for label, part in (("all", results), ("embedder idle", idle), ("embedder behind", behind)):
         if part:
             print("  " + fresh_line(label, part))
+    found = [(r.seconds, n) for n, r in enumerate(results, 1) if r.seconds is not None]
+    if found:
+        seconds, number = max(found)
+        print(f"  slowest: note {number} of {len(results)} ({seconds * 1000:.0f} ms; "
+              "note 1 is the first write and recall on a cold path)")  # fmt: skip
 
 
 def fresh_line(label: str, part: list[FreshNote]) -> str:
