@@ -49,8 +49,9 @@ class RecallInput:
 
     min_score: float | None = strawberry.field(
         default=None, description="Leave out hits whose `relevance` is below this (0 to 1; "
-        "0 keeps every candidate). Unless given, the server's floor judges the cue by its "
-        "best hit: below the floor, nothing held is about the cue and there is no hit.",
+        "0 keeps every candidate). Unless given and meaning is used (HYBRID, VECTOR), the "
+        "server's floor judges the cue by its best hit: below it, nothing held is about "
+        "the cue and there is no hit; words alone answer every item holding the words.",
     )  # fmt: skip
 
     def request(self) -> service.RecallRequest:

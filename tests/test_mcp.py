@@ -24,7 +24,6 @@ from mcp.types import CallToolResult
 
 from memexd.access.keys import KeyStore
 from memexd.mcp.memory import NOTHING
-from memexd.recall.fusion import FLOOR
 from tests.engines import Engine
 from tests.feed_client import Writer
 from tests.processes import MEMEXD, environment, serve, stop
@@ -166,15 +165,16 @@ async def test_recall_context_and_the_item_resource(server: dict[str, str]) -> N
         assert set(hits["hits"][0]["why"]) >= {"text"}
         hybrid = await call(client, "recall", cue="kettle", scope_prefix="agents/a/office")
         assert wanted in [h["item"]["id"] for h in hybrid["hits"]]
-        # about nothing held (only "office" is a word of theirs, one both hold):
-        # no hit, said in words; min_score 0 lists every candidate
+        # nothing as relevant as asked (this server recalls by words only, which
+        # has no default floor): no hit, said in words; min_score 0 lists them all
         far = "which office telescope photographed Saturn?"
-        result = await client.call_tool("recall", {"cue": far, "scope_prefix": "agents/a/office"})
+        asked = {"cue": far, "scope_prefix": "agents/a/office", "min_score": 0.99}
+        result = await client.call_tool("recall", asked)
         assert result.content[0].type == "text"
         assert result.content[0].text == NOTHING
         assert result.structured_content == {"hits": []}
         every = await call(client, "recall", cue=far, scope_prefix="agents/a/office", min_score=0)
-        assert all(h["relevance"] < FLOOR for h in every["hits"])
+        assert all(h["relevance"] < 0.99 for h in every["hits"])
         assert wanted in [h["item"]["id"] for h in every["hits"]]
 
         block = await call(client, "context", scope_prefix="agents/a/office")

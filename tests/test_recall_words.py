@@ -115,3 +115,14 @@ async def test_what_unreadable_items_hold_changes_nothing(
     after = await recalled(reader, "alpha beta gamma secret")
     assert after == before
     assert {i for i, _ in after} == set(mine)
+
+
+async def test_words_alone_answer_whatever_holds_the_words(searching: Api) -> None:
+    """No default floor for words alone: a long cue sharing one word with an
+    item (a small share of its weight) still finds it; minScore still cuts."""
+    [painting] = await notes(searching, ["Alice: I love painting too"])
+    cue = "what hobby did the woman pick up after her trip to the coast, painting maybe"
+    data = await searching.ok(RECALL, input={"cue": cue, "mode": "TEXT"})
+    assert [(h["item"]["id"], h["textScore"] < 0.4) for h in data["recall"]] == [(painting, True)]
+    data = await searching.ok(RECALL, input={"cue": cue, "mode": "TEXT", "minScore": 0.4})
+    assert data["recall"] == []

@@ -101,7 +101,10 @@ class Recall:
         weighing = {"ids": ids, "now": now, "half_life": self.limits.decay_half_life_ms}
         rows = await self.graph.read("recall_items", weighing) if ids else []
         trusted = await self.trust.of([r["item"]["id"] for r in rows]) if request.trust else None
-        return _kept(fuse(rows, by_vector, by_text, sides, trusted), floor)[:limit]
+        hits = fuse(rows, by_vector, by_text, sides, trusted)
+        if floor is None and "vector" in sides:
+            hits = _judged(hits)  # words alone answer what holds the words
+        return (hits if floor is None else [h for h in hits if h.relevance >= floor])[:limit]
 
     def _sides(self, mode: RecallMode, given: bool) -> frozenset[str]:
         vector = given or self.embedder is not None
@@ -146,13 +149,10 @@ class Recall:
         return [Candidate(i, value, rank) for rank, (i, value) in enumerate(ranked, 1)]
 
 
-def _kept(hits: list[Hit], floor: float | None) -> list[Hit]:
-    """The caller's ``minScore`` leaves out each hit below it. Without one,
-    the cue is judged by its best hit: when none reaches ``FLOOR``, nothing
+def _judged(hits: list[Hit]) -> list[Hit]:
+    """The cue judged by its best hit: when none reaches ``FLOOR``, nothing
     held is about the cue and there is no hit; otherwise every hit stays
     (evidence often ranks below the best, and less sure of itself)."""
-    if floor is not None:
-        return [hit for hit in hits if hit.relevance >= floor]
     return hits if any(hit.relevance >= FLOOR for hit in hits) else []
 
 
