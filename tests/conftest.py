@@ -30,6 +30,7 @@ from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.migrations import migrate
 from memexd.graph.neo4j import Neo4jStore
+from memexd.recall.model import E5Small
 from memexd.server.app import create_app
 from memexd.settings import Settings
 from memexd.types import GraphStore
@@ -207,4 +208,25 @@ async def searching(make_api: ApiFactory) -> AsyncIterator[Api]:
     api = await make_api(embedding="off", text_search=True)
     await ensure_index(api.graph, True)
     yield api
+    await ensure_index(api.graph, False)
+
+
+@pytest.fixture(scope="module")
+def model() -> E5Small:
+    """The embedding model, in the tests' own process (one per module)."""
+    return E5Small()
+
+
+@pytest.fixture
+async def recalling(make_api: ApiFactory) -> AsyncIterator[Api]:
+    """An API with both indexes, as ``memexd serve`` makes them at start, and
+    the model on (no embedding loop: tests embed when they choose)."""
+    from memexd.memory.text import ensure_index
+    from memexd.recall.embedding import ensure_vector_index
+
+    api = await make_api(embedding="e5-small", text_search=True)
+    await ensure_index(api.graph, True)
+    await ensure_vector_index(api.graph)
+    yield api
+    await api.graph.schema("vector_index_drop")
     await ensure_index(api.graph, False)

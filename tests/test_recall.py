@@ -7,7 +7,7 @@ import asyncio
 import math
 import multiprocessing
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any
@@ -16,10 +16,9 @@ import pytest
 
 from memexd.errors import Unsupported
 from memexd.graph import Graph
-from memexd.memory.text import ensure_index
 from memexd.recall import embedding
 from memexd.recall import model as model_module
-from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index, mark_all
+from memexd.recall.embedding import backlog, embed_waiting, mark_all
 from memexd.recall.fusion import FLOOR
 from memexd.recall.model import DIMENSION, E5Small, text_of
 from memexd.recall.vectors import MAX_VECTORS
@@ -39,21 +38,6 @@ NOTES = {
     "auth": "Login requests are rejected when the session token has expired.",
     "budget": "Quarterly spending on cloud servers exceeded the budget by twelve percent.",
 }
-
-
-@pytest.fixture(scope="module")
-def model() -> E5Small:
-    return E5Small()
-
-
-@pytest.fixture
-async def recalling(make_api: ApiFactory) -> AsyncIterator[Api]:
-    api = await make_api(embedding="e5-small", text_search=True)
-    await ensure_index(api.graph, True)  # what memexd serve does at start
-    await ensure_vector_index(api.graph)
-    yield api
-    await api.graph.schema("vector_index_drop")
-    await ensure_index(api.graph, False)
 
 
 async def embed_all(graph: Graph, model: E5Small) -> None:

@@ -6,35 +6,18 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import pytest
 
-from memexd.memory.text import ensure_index
 from memexd.recall import fresh
-from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index
+from memexd.recall.embedding import backlog, embed_waiting
 from memexd.recall.fresh import Fresh
 from memexd.recall.model import E5Small
-from tests.conftest import ApiFactory
 from tests.support import Api
 
 RECALL = """query($input: RecallInput!) { recall(input: $input) { item { id } vectorScore } }"""
-
-
-@pytest.fixture(scope="module")
-def model() -> E5Small:
-    return E5Small()
-
-
-@pytest.fixture
-async def recalling(make_api: ApiFactory) -> AsyncIterator[Api]:
-    api = await make_api(embedding="e5-small", text_search=True)
-    await ensure_index(api.graph, True)
-    await ensure_vector_index(api.graph)
-    yield api
-    await api.graph.schema("vector_index_drop")
-    await ensure_index(api.graph, False)
 
 
 async def found(api: Api, cue: str, **fields: Any) -> list[str]:

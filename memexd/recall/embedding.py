@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import json
 import logging
 import time
 from collections.abc import AsyncIterator
@@ -27,7 +26,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from memexd.errors import MemexError
 from memexd.graph import Graph
-from memexd.recall.model import Embedder, text_of
+from memexd.recall.model import Embedder, stored_text
 
 if TYPE_CHECKING:
     from memexd.core import Memex
@@ -80,7 +79,7 @@ async def embed_waiting(graph: Graph, embedder: Embedder, batch: int = BATCH) ->
     rows = await graph.read("embedding_pending", {"limit": batch})
     if not rows:
         return 0
-    texts = [text_of(json.loads(row["content"])) for row in rows]
+    texts = [stored_text(row["content"]) for row in rows]
     vectors = await embedder.passages(texts)
     stored = [
         [row["id"], row["version"], vector] for row, vector in zip(rows, vectors, strict=True)

@@ -21,8 +21,7 @@ from collections import OrderedDict
 from collections.abc import Sequence
 
 from memexd.graph import Fragment, Graph
-from memexd.recall.model import Embedder
-from memexd.recall.statistics import item_text
+from memexd.recall.model import Embedder, stored_text
 
 __all__ = ["CHARACTERS", "ITEMS", "KEPT", "SCAN", "Fresh", "cosine"]
 
@@ -63,7 +62,7 @@ class Fresh:
         found = {(i, v): self._kept[(i, v)] for i, v, _ in rows if (i, v) in self._kept}
         wanted, budget = [], CHARACTERS
         for item_id, version, content in rows:
-            text = item_text(content)
+            text = stored_text(content)
             if (item_id, version) not in found and len(text) <= budget:
                 wanted.append(((item_id, version), text))
                 budget -= len(text)

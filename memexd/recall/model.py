@@ -37,6 +37,7 @@ __all__ = [
     "E5Small",
     "Embedder",
     "check_vector",
+    "stored_text",
     "summary",
     "text_of",
 ]
@@ -73,6 +74,11 @@ def text_of(content: Any) -> str:
     parts: list[str] = []
     _collect(content, parts)
     return "\n".join(parts)[:MAX_TEXT].replace("\0", " ")
+
+
+def stored_text(content: str) -> str:
+    """:func:`text_of` an item's content as the graph stores it (JSON text)."""
+    return text_of(json.loads(content))
 
 
 def summary(content: Any, max_chars: int = 80) -> str:

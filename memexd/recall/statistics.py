@@ -24,9 +24,9 @@ from dataclasses import dataclass
 
 from memexd.graph import Fragment, Graph
 from memexd.recall.bm25 import terms
-from memexd.recall.model import text_of
+from memexd.recall.model import stored_text
 
-__all__ = ["COUNT_CAP", "KEPT", "SAMPLE", "TTL", "Sample", "Statistics", "item_text"]
+__all__ = ["COUNT_CAP", "KEPT", "SAMPLE", "TTL", "Sample", "Statistics"]
 
 #: Items counted at most (past this a word's rarity hardly changes).
 COUNT_CAP = 100_000
@@ -36,11 +36,6 @@ SAMPLE = 2_000
 TTL = 30.0
 #: (grants, filter) pairs kept per process.
 KEPT = 256
-
-
-def item_text(content: str) -> str:
-    """An item's text as recall reads it, from its stored content (JSON)."""
-    return text_of(json.loads(content))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +82,7 @@ async def _measure(graph: Graph, where: Fragment) -> Sample:
     )
     lengths, frequencies = 0, Counter[str]()
     for row in sampled:
-        words = terms(item_text(row["content"]))
+        words = terms(stored_text(row["content"]))
         lengths += len(words)
         frequencies.update(set(words))
     size = len(sampled)

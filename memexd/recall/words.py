@@ -29,13 +29,13 @@ import asyncio
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from functools import partial
 
 from memexd.graph import Fragment, Graph
 from memexd.memory.text import MAX_WORD
 from memexd.recall.bm25 import Collection, bm25, ceiling, idf, stem, terms, words
 from memexd.recall.fusion import Candidate
-from memexd.recall.statistics import Sample, Statistics, item_text
+from memexd.recall.model import stored_text
+from memexd.recall.statistics import Sample, Statistics
 
 __all__ = ["CANDIDATES", "COMMON", "MAX_WORDS", "Matches", "cue_terms", "text_candidates"]
 
@@ -76,7 +76,7 @@ async def text_candidates(
     if not said:
         return []
     found, sample = await asyncio.gather(
-        asyncio.gather(*(partial(_matches, graph, where)(word) for word in said.values())),
+        asyncio.gather(*(_matches(graph, where, word) for word in said.values())),
         statistics.of(graph, where),
     )
     matches = dict(zip(said, found, strict=True))
@@ -120,6 +120,6 @@ async def _scored(
     rows = await graph.read("recall_text_contents", {"ids": ids}) if ids else []
     scored = []
     for row in rows:
-        words = terms(item_text(row["content"]))
+        words = terms(stored_text(row["content"]))
         scored.append((row["id"], bm25(cue, Counter(words), len(words), collection)))
     return sorted(scored, key=lambda p: (-p[1], p[0]))
