@@ -254,6 +254,36 @@ async def test_a_prefix_with_a_selective_equality_is_checked_not_ranged(api: Api
     assert "n.scope STARTS WITH $f0_value" in fragment.text or "left(n.scope" in fragment.text
 
 
+@pytest.mark.parametrize("prefix", PREFIXES)
+async def test_a_sorted_prefix_page_matches_starts_with(api: Api, prefix: str) -> None:
+    """A top-k's narrow bands check the prefix on each candidate (on Neo4j in
+    a form no index answers): the same items as STARTS WITH, in sort order."""
+    for i, scope in enumerate(SCOPES):
+        await api.create(scope=scope, authority=1 - i / 4096)
+    sort = [{"field": "AUTHORITY", "order": "DESC"}]
+    got = await api.ok(FIND, f={"scopePrefix": prefix}, sort=sort, limit=3)
+    assert [i["scope"] for i in got["items"]] == [s for s in SCOPES if s.startswith(prefix)][:3]
+
+
+@pytest.mark.engines("neo4j")
+async def test_a_wide_prefixs_band_is_read_from_the_sort_keys_index_on_neo4j(
+    api: Api, request: pytest.FixtureRequest
+) -> None:
+    """A prefix under which nearly every item sits ("org/acme/" of one
+    organisation's scopes) must not be the index Neo4j reads for a narrow
+    band: the band's sort key index hands over the band only."""
+    rows = [{**d, "scope": f"org/acme/{i % 7}", "kind": ("decision", "fact")[i % 2],
+             "authority": i / 240} for i, d in enumerate(DECOYS * 4)]  # fmt: skip
+    await api.ok(CREATE_ITEMS, i=rows)
+    sent = _Sent(api.store.inner)
+    flt = MemoryFilter(scope_prefix="org/acme/", kind="decision")
+    await ItemReads(Graph(sent), Limits.of(Settings())).find(flt, [SortKey("authority", True)],
+                                                             limit=10)  # fmt: skip
+    text, params = sent.sent[0]  # the first band
+    found = seeks(request.getfixturevalue("neo4j"), text, dict(params))
+    assert found and all("n:Item(authority)" in seek for seek in found), found
+
+
 async def test_the_scope_root_follows_the_scope(api: Api) -> None:
     """An item moved to another scope is found under its new root only."""
     item = await api.create(scope="tenant:a/x")
