@@ -6,15 +6,22 @@ items make a word common."""
 
 from __future__ import annotations
 
+import asyncio
 import math
 from collections import Counter
 from typing import Any
 
 import pytest
 
+from memexd.graph import Graph
+from memexd.memory.filters import prepare, to_cypher
+from memexd.memory.validation import Limits
 from memexd.recall import statistics, words
 from memexd.recall.bm25 import Collection, bm25, ceiling, idf, terms
-from tests.support import Api
+from memexd.recall.statistics import Sample, Statistics
+from memexd.settings import Settings
+from memexd.types import Params, Row
+from tests.support import Api, CountingStore
 
 RECALL = """query($input: RecallInput!) { recall(input: $input) { item { id } textScore } }"""
 CREATE_MANY = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
@@ -105,6 +112,7 @@ async def test_what_unreadable_items_hold_changes_nothing(
     searching: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(statistics, "TTL", 0.0)  # counted afresh at each recall
+    monkeypatch.setattr(statistics, "STALE", 0.0)
     api = searching.with_grants("read:", "write:")
     reader = searching.with_grants("read:team:a/")
     mine = await notes(api, ["alpha beta", "beta gamma beta", "gamma alpha"], scope="team:a/x")
@@ -126,3 +134,48 @@ async def test_words_alone_answer_whatever_holds_the_words(searching: Api) -> No
     assert [(h["item"]["id"], h["textScore"] < 0.4) for h in data["recall"]] == [(painting, True)]
     data = await searching.ok(RECALL, input={"cue": cue, "mode": "TEXT", "minScore": 0.4})
     assert data["recall"] == []
+
+
+class _Samples(CountingStore):
+    """Counts the reads of a sample (``recall_text_sample``)."""
+
+    samples = 0
+
+    async def read(self, text: str, params: Params) -> list[Row]:
+        self.samples += "LIMIT $size" in text
+        return await super().read(text, params)
+
+
+async def test_statistics_past_their_time_answer_while_counted_again(
+    searching: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Recalls that find no statistics share one count; statistics past
+    ``TTL`` still answer at once while one count runs beside them, and past
+    ``TTL + STALE`` a recall waits for a new count."""
+    await notes(searching, ["alpha beta"] * 3)
+    store = _Samples(searching.store.inner)
+    graph = Graph(store)
+    where = to_cypher(prepare(None, Limits.of(Settings()), 0), graph)
+    kept = Statistics()
+    first, second = await asyncio.gather(kept.of(graph, where), kept.of(graph, where))
+    assert (first, first.items, store.samples) == (second, 3, 1)
+    await notes(searching, ["gamma"] * 2)
+    monkeypatch.setattr(statistics, "TTL", 0.0)
+    assert await kept.of(graph, where) is first  # what was kept, at once
+    monkeypatch.setattr(statistics, "TTL", 30.0)
+    assert await _counted(kept, graph, where, items=5)
+    assert store.samples == 2
+    await notes(searching, ["delta"])
+    monkeypatch.setattr(statistics, "TTL", 0.0)
+    monkeypatch.setattr(statistics, "STALE", 0.0)
+    assert (await kept.of(graph, where)).items == 6  # counted before it answers
+
+
+async def _counted(kept: Statistics, graph: Graph, where: Any, items: int) -> Sample | None:
+    """The statistics once a count beside a recall has landed (within 10 s)."""
+    for _ in range(1_000):
+        sample = await kept.of(graph, where)
+        if sample.items == items:
+            return sample
+        await asyncio.sleep(0.01)
+    return None
