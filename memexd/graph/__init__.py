@@ -28,6 +28,12 @@ _AHEAD: dict[str, Callable[[Params], Params]] = {"falkordb": Encoded}
 _WHOLE_WALKS = frozenset({"neo4j"})
 
 
+#: Engines whose reads carry their statement's name on the first line
+#: (``// item_find``): Neo4j's store learns a statement's columns once for
+#: every text of it (memexd.graph.packed).
+_NAMED_READS = frozenset({"neo4j"})
+
+
 class Statement(NamedTuple):
     """A named write bound to its parameters (the caller's grants included)
     and encoded as its engine takes them: :meth:`Graph.statement`."""
@@ -74,7 +80,10 @@ class Graph:
     async def read(
         self, name: str, params: Mapping[str, Any] | None = None, **slots: str | Fragment
     ) -> list[Row]:
-        return await self.store.read(*self._bind(name, params, slots))
+        text, bound = self._bind(name, params, slots)
+        if self.backend in _NAMED_READS:
+            text = f"// {name}\n{text}"
+        return await self.store.read(text, bound)
 
     async def read_by_id(
         self,
