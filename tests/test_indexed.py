@@ -281,7 +281,8 @@ async def test_a_wide_prefixs_band_is_read_from_the_sort_keys_index_on_neo4j(
                                                              limit=10)  # fmt: skip
     text, params = sent.sent[0]  # the first band
     found = seeks(request.getfixturevalue("neo4j"), text, dict(params))
-    assert found and all("n:Item(authority)" in seek for seek in found), found
+    assert found
+    assert all("n:Item(authority)" in seek for seek in found), found
 
 
 async def test_the_scope_root_follows_the_scope(api: Api) -> None:
