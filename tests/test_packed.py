@@ -64,7 +64,7 @@ async def test_a_new_filter_is_sent_packed_at_once(
 ) -> None:
     """Neo4j plans each text once: every text of a statement goes packed
     from its first send."""
-    store = api.store.inner
+    store: Any = api.store.inner  # the Neo4j store, whose runs are watched
     sent: list[str] = []
     run = store._run
 
