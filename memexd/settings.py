@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memexd.errors import SettingsError
@@ -53,7 +53,14 @@ class Settings(BaseSettings):
     graph_user: str | None = None
     graph_password: SecretStr | None = None
     neo4j_database: str | None = None
-    fsync: Literal["everysec", "always"] = "everysec"
+    #: when a write is acknowledged (README, "Durability"): "disk", once the
+    #: engine's append-only file has it on disk (FalkorDB's WAITAOF); or
+    #: "engine", once the engine answers (the last writes before the engine
+    #: or the machine dies may be lost). Neo4j commits to disk either way.
+    write_ack: Literal["disk", "engine"] = "disk"
+    #: the embedded engine's fsync: by default "always" under write_ack disk
+    #: (the disk acknowledgement waits for no timer), "everysec" under engine
+    fsync: Literal["everysec", "always"] | None = None
     engine_server: Path | None = None
     engine_module: Path | None = None
     engine_restart_max_s: Seconds = 5.0
@@ -136,6 +143,22 @@ class Settings(BaseSettings):
     federation: bool = False
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     access_log: bool = False
+
+    @model_validator(mode="after")
+    def _ack_needs_fsync(self) -> Settings:
+        if self.write_ack == "disk" and self.fsync == "everysec":
+            raise ValueError(
+                "MEMEXD_WRITE_ACK=disk needs MEMEXD_FSYNC=always (under everysec each write "
+                "would wait up to a second for the next fsync); or set MEMEXD_WRITE_ACK=engine"
+            )
+        return self
+
+    @property
+    def engine_fsync(self) -> Literal["everysec", "always"]:
+        """The embedded engine's fsync, as set or as the acknowledgement needs."""
+        if self.fsync is not None:
+            return self.fsync
+        return "always" if self.write_ack == "disk" else "everysec"
 
     @field_validator("log_level", "env", mode="before")
     @classmethod

@@ -68,7 +68,9 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 
 @pytest.fixture(scope="session")
 async def engine(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[EmbeddedFalkor]:
-    falkor = EmbeddedFalkor(Path(tmp_path_factory.mktemp("falkordb")), timeout_ms=20_000)
+    falkor = EmbeddedFalkor(
+        Path(tmp_path_factory.mktemp("falkordb")), timeout_ms=20_000, fsync="always"
+    )  # as memexd runs it: writes confirmed on disk
     await falkor.start()
     yield falkor
     await falkor.stop()
@@ -99,7 +101,7 @@ def backend(request: pytest.FixtureRequest) -> str:
 
 @pytest.fixture(scope="session")
 async def falkor_store(engine: EmbeddedFalkor) -> AsyncIterator[FalkorStore]:
-    store = FalkorStore.connect(unix_socket=engine.socket, graph="unused")
+    store = FalkorStore.connect(unix_socket=engine.socket, graph="unused", durable=True)
     yield store
     await store.close()
 

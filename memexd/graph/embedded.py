@@ -91,7 +91,7 @@ class EmbeddedFalkor:
         self,
         data_dir: Path,
         *,
-        fsync: str = "everysec",
+        fsync: str = "always",
         timeout_ms: int = 10_000,
         memory_mb: int = 1024,
         server: Path | None = None,

@@ -25,6 +25,7 @@ __all__ = [
     "ConnectionLost",
     "EngineUnreachable",
     "MissingGraph",
+    "NotOnDisk",
     "falkordb_errors",
     "neo4j_errors",
 ]
@@ -42,6 +43,11 @@ class EngineUnreachable(StorageUnavailable):
 
 class ConnectionLost(StorageUnavailable):
     """The connection broke after the query was sent: its outcome is unknown."""
+
+
+class NotOnDisk(StorageUnavailable):
+    """The engine made a write but did not confirm in time that its log on
+    disk holds it: whether it survives the engine's death is unknown."""
 
 
 _FALKOR_EXHAUSTED = ("timed out", "timeout", "mem consumption exceeded", "memory capacity")
@@ -64,6 +70,9 @@ def falkordb_errors() -> Iterator[None]:
             raise SchemaExists(text) from exc
         if "constraint violation" in lowered:
             raise ConstraintViolation(text) from exc
+        if "appendonly is disabled" in lowered:
+            log.error("the engine keeps no append-only file: no write can be confirmed "
+                      "on disk (appendonly yes, or MEMEXD_WRITE_ACK=engine)")  # fmt: skip
         log.error("falkordb rejected a query: %s", text)
         raise StorageError("graph engine error") from exc
     except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:

@@ -25,7 +25,13 @@ from redis.backoff import NoBackoff
 from redis.exceptions import ResponseError
 
 from memexd.errors import ResourceExhausted
-from memexd.graph.errors import ConnectionLost, EngineUnreachable, MissingGraph, falkordb_errors
+from memexd.graph.errors import (
+    ConnectionLost,
+    EngineUnreachable,
+    MissingGraph,
+    NotOnDisk,
+    falkordb_errors,
+)
 from memexd.graph.falkordb_wire import encoded, header, pack, pack_args, pack_head, rows
 from memexd.graph.gate import Gate
 from memexd.graph.shared import Supervised
@@ -35,6 +41,9 @@ __all__ = ["FalkorStore"]
 
 #: How long a query waits for a restarting embedded engine.
 _RESTART_WAIT = 15.0
+#: How long a write waits for the engine's log to reach the disk, when the
+#: engine has no query timeout to wait as long as.
+_CONFIRM_MS = 10_000
 #: Seconds past the engine's own query timeout before the client gives up.
 _BACKSTOP_MARGIN = 30.0
 
@@ -48,6 +57,15 @@ class FalkorStore:
     a broken connection could apply twice). With an embedded engine, a query
     that finds it down waits for the supervisor to bring it back; a read that
     lost its connection is sent again, a write is not (its outcome is unknown).
+
+    ``durable``: a write answers only once the engine's append-only file has
+    it on disk. ``WAITAOF 1 0`` goes in the same packet as the write: the
+    engine answers it after the write, once its log is fsynced past it (with
+    ``appendfsync always`` at the end of the engine's loop, one fsync for every
+    write of that turn). FalkorDB answers a write from its own thread, and
+    under ``everysec`` Redis may put off writing its log while a background
+    fsync runs, yet answer: the engine's answer alone is no promise the write
+    survives the engine's death.
     """
 
     backend = "falkordb"
@@ -59,6 +77,7 @@ class FalkorStore:
         timeout_ms: int | None = None,
         engine: Supervised | None = None,
         gate: Gate | None = None,
+        durable: bool = False,
     ) -> None:
         self._connections = connections
         self._graph = graph
@@ -80,6 +99,8 @@ class FalkorStore:
             for read_only, verb in ((True, "GRAPH.RO_QUERY"), (False, "GRAPH.QUERY"))
         }
         self._tail = b"\r\n" + pack_args(options)
+        self._durable = durable
+        self._confirm = pack(["WAITAOF", 1, 0, timeout_ms or _CONFIRM_MS])
 
     @classmethod
     def connect(
@@ -93,6 +114,7 @@ class FalkorStore:
         pool_size: int = 64,
         pool_wait_ms: int = 5_000,
         engine: Supervised | None = None,
+        durable: bool = False,
     ) -> FalkorStore:
         options: dict[str, Any] = {
             "decode_responses": True,
@@ -117,7 +139,7 @@ class FalkorStore:
                 **options,
             )
         gate = Gate(pool_size, pool_wait_ms / 1000)
-        return cls(_Connections(make), graph, timeout_ms, engine, gate)
+        return cls(_Connections(make), graph, timeout_ms, engine, gate, durable)
 
     @property
     def graph_name(self) -> str:
@@ -125,7 +147,8 @@ class FalkorStore:
 
     def with_graph(self, graph: str) -> FalkorStore:
         """Another graph on the same server and connection pool."""
-        return FalkorStore(self._connections, graph, self._timeout, self._engine, self._gate)
+        return FalkorStore(self._connections, graph, self._timeout, self._engine, self._gate,
+                           self._durable)  # fmt: skip
 
     async def read(self, text: str, params: Params) -> list[Row]:
         return await self._run(text, params, read_only=True)
@@ -160,17 +183,18 @@ class FalkorStore:
     async def _run(self, text: str, params: Params, *, read_only: bool) -> list[Row]:
         query = header(params) + encoded(text)
         command = self._heads[read_only] + b"$%d\r\n" % len(query) + query + self._tail
+        confirm = self._confirm if self._durable and not read_only else None
         try:
-            return await self._send(command)
+            return await self._send(command, confirm)
         except EngineUnreachable:
             if not await self._engine_back():
                 raise
         except ConnectionLost:
             if not read_only or not await self._engine_back():
                 raise
-        return await self._send(command)
+        return await self._send(command, confirm)
 
-    async def _send(self, command: bytes) -> list[Row]:
+    async def _send(self, command: bytes, confirm: bytes | None = None) -> list[Row]:
         """Run one command, packed (see :func:`~memexd.graph.falkordb_wire.pack`)."""
         engine = self._engine
         if engine is not None and engine.restarts != self._restarts:
@@ -181,7 +205,7 @@ class FalkorStore:
         watched = self._backstop.watch()
         try:
             with falkordb_errors():
-                return rows(await self._connections.run(command))
+                return rows(await self._connections.run(command, confirm))
         except MissingGraph:
             return []  # nothing written yet: every read is empty
         except asyncio.CancelledError:
@@ -208,9 +232,10 @@ class _Connections:
         self._idle: list[AbstractConnection] = []
         self._all: list[AbstractConnection] = []
 
-    async def run(self, command: bytes) -> Any:
+    async def run(self, command: bytes, confirm: bytes | None = None) -> Any:
         """Send one packed command and read its reply, as redis-py's client
-        does with no retries (errors come as redis-py raises them)."""
+        does with no retries (errors come as redis-py raises them); with
+        ``confirm`` (a ``WAITAOF``) sent behind it, once the engine confirms."""
         if self._idle:
             connection = self._idle.pop()
         else:
@@ -219,8 +244,8 @@ class _Connections:
         try:
             if not connection.is_connected:
                 await connection.connect()  # type: ignore[no-untyped-call]
-            await connection.send_packed_command(command, check_health=False)
-            reply = await connection.read_response()
+            await connection.send_packed_command(command + (confirm or b""), check_health=False)
+            reply = await _replies(connection, confirm is not None)
         except ResponseError:
             self._idle.append(connection)  # the whole error reply was read
             raise
@@ -305,3 +330,22 @@ class _Backstop:
                 next_deadline = min(next_deadline, deadline)
         if next_deadline < math.inf:
             self._timer = loop.call_at(next_deadline, self._check, loop)
+
+
+async def _replies(connection: AbstractConnection, confirmed: bool) -> Any:
+    """A command's reply; when ``confirmed``, read the ``WAITAOF`` behind it
+    too (always: an unread reply would answer the next command)."""
+    try:
+        reply = await connection.read_response()
+    except ResponseError:
+        if confirmed:
+            await connection.read_response()
+        raise
+    if confirmed:
+        on_disk = await connection.read_response()
+        if not on_disk or int(on_disk[0]) < 1:
+            raise NotOnDisk(
+                "the engine did not confirm in time that the write reached its log on disk; "
+                "it may or may not survive a restart of the engine"
+            )
+    return reply

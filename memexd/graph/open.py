@@ -65,7 +65,7 @@ def open_worker_store(settings: Settings) -> GraphStore:
 async def _embedded(settings: Settings) -> GraphStore:
     engine = EmbeddedFalkor(
         settings.data_dir,
-        fsync=settings.fsync,
+        fsync=settings.engine_fsync,
         timeout_ms=settings.query_timeout_ms,
         memory_mb=settings.query_memory_mb,
         server=settings.engine_server,
@@ -90,6 +90,7 @@ def _on_socket(settings: Settings, socket: str, engine: Supervised) -> GraphStor
         pool_size=settings.pool_size,
         pool_wait_ms=settings.pool_wait_ms,
         engine=engine,
+        durable=settings.write_ack == "disk",
     )
 
 
@@ -104,6 +105,7 @@ def _external(settings: Settings) -> GraphStore:
                 timeout_ms=settings.query_timeout_ms,
                 pool_size=settings.pool_size,
                 pool_wait_ms=settings.pool_wait_ms,
+                durable=settings.write_ack == "disk",
             )
         return Neo4jStore.connect(
             uri,
