@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memexd.errors import SettingsError
@@ -144,14 +144,15 @@ class Settings(BaseSettings):
     log_level: Literal["critical", "error", "warning", "info", "debug"] = "info"
     access_log: bool = False
 
-    @model_validator(mode="after")
-    def _ack_needs_fsync(self) -> Settings:
-        if self.write_ack == "disk" and self.fsync == "everysec":
+    @field_validator("fsync")
+    @classmethod
+    def _ack_needs_fsync(cls, value: str | None, info: ValidationInfo) -> str | None:
+        if value == "everysec" and info.data.get("write_ack") == "disk":
             raise ValueError(
                 "MEMEXD_WRITE_ACK=disk needs MEMEXD_FSYNC=always (under everysec each write "
                 "would wait up to a second for the next fsync); or set MEMEXD_WRITE_ACK=engine"
             )
-        return self
+        return value
 
     @property
     def engine_fsync(self) -> Literal["everysec", "always"]:
