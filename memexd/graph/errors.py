@@ -17,6 +17,7 @@ from memexd.errors import (
     MemexError,
     ResourceExhausted,
     SchemaExists,
+    SettingsError,
     StorageError,
     StorageUnavailable,
 )
@@ -70,9 +71,12 @@ def falkordb_errors() -> Iterator[None]:
             raise SchemaExists(text) from exc
         if "constraint violation" in lowered:
             raise ConstraintViolation(text) from exc
-        if "appendonly is disabled" in lowered:
-            log.error("the engine keeps no append-only file: no write can be confirmed "
-                      "on disk (appendonly yes, or MEMEXD_WRITE_ACK=engine)")  # fmt: skip
+        if "appendonly is disabled" in lowered:  # met by the migrations, at start-up
+            raise SettingsError(
+                "MEMEXD_WRITE_ACK=disk: the graph engine keeps no append-only file, so no "
+                "write can be confirmed on disk; run it with appendonly yes (and appendfsync "
+                "always), or set MEMEXD_WRITE_ACK=engine"
+            ) from exc
         log.error("falkordb rejected a query: %s", text)
         raise StorageError("graph engine error") from exc
     except (redis_errors.ConnectionError, redis_errors.TimeoutError, OSError) as exc:

@@ -14,15 +14,16 @@ import asyncio
 import contextlib
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from functools import partial
 from typing import Any
 from urllib.parse import urlparse
 
-from redis.asyncio import Connection, UnixDomainSocketConnection
+from redis.asyncio import Connection, ConnectionPool, Redis, UnixDomainSocketConnection
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import ResponseError
+from redis.exceptions import RedisError, ResponseError
 
 from memexd.errors import ResourceExhausted
 from memexd.graph.errors import (
@@ -34,6 +35,7 @@ from memexd.graph.errors import (
 )
 from memexd.graph.falkordb_wire import encoded, header, pack, pack_args, pack_head, rows
 from memexd.graph.gate import Gate
+from memexd.graph.notices import written
 from memexd.graph.shared import Supervised
 from memexd.types import Params, Row
 
@@ -41,6 +43,8 @@ __all__ = ["FalkorStore"]
 
 #: How long a query waits for a restarting embedded engine.
 _RESTART_WAIT = 15.0
+#: Seconds before listening for writes again after the connection broke.
+_RELISTEN_S = 0.5
 #: How long a write waits for the engine's log to reach the disk, when the
 #: engine has no query timeout to wait as long as.
 _CONFIRM_MS = 10_000
@@ -100,7 +104,10 @@ class FalkorStore:
         }
         self._tail = b"\r\n" + pack_args(options)
         self._durable = durable
-        self._confirm = pack(["WAITAOF", 1, 0, timeout_ms or _CONFIRM_MS])
+        # behind every write: WAITAOF when durable, then a PUBLISH that wakes
+        # the feed of every memexd on this graph (memexd.graph.notices)
+        confirm = pack(["WAITAOF", 1, 0, timeout_ms or _CONFIRM_MS]) if durable else b""
+        self._after_write = _After(confirm + pack(["PUBLISH", written(graph), "1"]), durable)
 
     @classmethod
     def connect(
@@ -125,21 +132,20 @@ class FalkorStore:
             # command (~60 µs on a point read); _send has its own backstop.
             "socket_timeout": None,
         }
-        make: Callable[[], AbstractConnection]
+        kind: type[AbstractConnection]
         if unix_socket is not None:
-            make = partial(UnixDomainSocketConnection, path=unix_socket, **options)
+            kind, options = UnixDomainSocketConnection, {"path": unix_socket, **options}
         else:
             parsed = urlparse(uri or "")
-            make = partial(
-                Connection,
-                host=parsed.hostname or "localhost",
-                port=parsed.port or 6379,
-                username=parsed.username or None,
-                password=parsed.password or password,
-                **options,
-            )
+            kind = Connection
+            options |= {
+                "host": parsed.hostname or "localhost",
+                "port": parsed.port or 6379,
+                "username": parsed.username or None,
+                "password": parsed.password or password,
+            }
         gate = Gate(pool_size, pool_wait_ms / 1000)
-        return cls(_Connections(make), graph, timeout_ms, engine, gate, durable)
+        return cls(_Connections(kind, options), graph, timeout_ms, engine, gate, durable)
 
     @property
     def graph_name(self) -> str:
@@ -183,18 +189,18 @@ class FalkorStore:
     async def _run(self, text: str, params: Params, *, read_only: bool) -> list[Row]:
         query = header(params) + encoded(text)
         command = self._heads[read_only] + b"$%d\r\n" % len(query) + query + self._tail
-        confirm = self._confirm if self._durable and not read_only else None
+        after = None if read_only else self._after_write
         try:
-            return await self._send(command, confirm)
+            return await self._send(command, after)
         except EngineUnreachable:
             if not await self._engine_back():
                 raise
         except ConnectionLost:
             if not read_only or not await self._engine_back():
                 raise
-        return await self._send(command, confirm)
+        return await self._send(command, after)
 
-    async def _send(self, command: bytes, confirm: bytes | None = None) -> list[Row]:
+    async def _send(self, command: bytes, after: _After | None = None) -> list[Row]:
         """Run one command, packed (see :func:`~memexd.graph.falkordb_wire.pack`)."""
         engine = self._engine
         if engine is not None and engine.restarts != self._restarts:
@@ -205,7 +211,7 @@ class FalkorStore:
         watched = self._backstop.watch()
         try:
             with falkordb_errors():
-                return rows(await self._connections.run(command, confirm))
+                return rows(await self._connections.run(command, after))
         except MissingGraph:
             return []  # nothing written yet: every read is empty
         except asyncio.CancelledError:
@@ -218,6 +224,24 @@ class FalkorStore:
             self._backstop.unwatch(watched)
             self._gate.leave()
 
+    async def listen_writes(self, wake: Callable[[], None]) -> None:
+        """Call ``wake`` at each write announced on this graph (by any
+        memexd), until cancelled; a lost connection is opened again, with a
+        wake-up for what it may have missed (memexd.graph.notices)."""
+        while True:
+            client = Redis(connection_pool=self._connections.pool())
+            try:
+                async with client.pubsub() as pubsub:
+                    await pubsub.subscribe(written(self._graph))
+                    wake()
+                    async for message in pubsub.listen():
+                        if message.get("type") == "message":
+                            wake()
+            except (RedisError, OSError):
+                await asyncio.sleep(_RELISTEN_S)  # the engine restarts
+            finally:
+                await client.aclose()
+
     async def _engine_back(self) -> bool:
         """Whether a supervised engine is (again) answering, waiting a while."""
         return self._engine is not None and await self._engine.wait_ready(_RESTART_WAIT)
@@ -227,15 +251,16 @@ class _Connections:
     """Connections to the engine, reused most recent first. How many exist
     is bounded by the :class:`Gate` in front: each query holds one."""
 
-    def __init__(self, make: Callable[[], AbstractConnection]) -> None:
-        self._make = make
+    def __init__(self, kind: type[AbstractConnection], options: dict[str, Any]) -> None:
+        self._kind, self._options = kind, options
+        self._make = partial(kind, **options)
         self._idle: list[AbstractConnection] = []
         self._all: list[AbstractConnection] = []
 
-    async def run(self, command: bytes, confirm: bytes | None = None) -> Any:
+    async def run(self, command: bytes, after: _After | None = None) -> Any:
         """Send one packed command and read its reply, as redis-py's client
-        does with no retries (errors come as redis-py raises them); with
-        ``confirm`` (a ``WAITAOF``) sent behind it, once the engine confirms."""
+        does with no retries (errors come as redis-py raises them); with the
+        commands ``after`` it in the same packet, once they have answered."""
         if self._idle:
             connection = self._idle.pop()
         else:
@@ -244,8 +269,9 @@ class _Connections:
         try:
             if not connection.is_connected:
                 await connection.connect()  # type: ignore[no-untyped-call]
-            await connection.send_packed_command(command + (confirm or b""), check_health=False)
-            reply = await _replies(connection, confirm is not None)
+            trailer = b"" if after is None else after.commands
+            await connection.send_packed_command(command + trailer, check_health=False)
+            reply = await _replies(connection, after)
         except ResponseError:
             self._idle.append(connection)  # the whole error reply was read
             raise
@@ -260,6 +286,10 @@ class _Connections:
             raise
         self._idle.append(connection)
         return reply
+
+    def pool(self) -> ConnectionPool:
+        """A pool of connections like these, for a client of its own."""
+        return ConnectionPool(connection_class=self._kind, **self._options)
 
     async def drop_idle(self) -> None:
         """Disconnect the idle connections (they connect again when used);
@@ -332,20 +362,39 @@ class _Backstop:
             self._timer = loop.call_at(next_deadline, self._check, loop)
 
 
-async def _replies(connection: AbstractConnection, confirmed: bool) -> Any:
-    """A command's reply; when ``confirmed``, read the ``WAITAOF`` behind it
-    too (always: an unread reply would answer the next command)."""
-    try:
-        reply = await connection.read_response()
-    except ResponseError:
-        if confirmed:
-            await connection.read_response()
-        raise
-    if confirmed:
-        on_disk = await connection.read_response()
+@dataclass(frozen=True, slots=True)
+class _After:
+    """Commands sent behind a write in its packet: a ``WAITAOF`` first when
+    ``confirmed``, then a ``PUBLISH``."""
+
+    commands: bytes
+    confirmed: bool
+
+    @property
+    def count(self) -> int:
+        return 1 + self.confirmed
+
+
+async def _replies(connection: AbstractConnection, after: _After | None) -> Any:
+    """A command's reply, once every command ``after`` it has answered (all
+    are read, whatever fails: an unread reply would answer the next command)."""
+    replies = [await _settled(connection) for _ in range(1 + (after.count if after else 0))]
+    for reply in replies:
+        if isinstance(reply, ResponseError):
+            raise reply
+    if after is not None and after.confirmed:
+        on_disk = replies[1]
         if not on_disk or int(on_disk[0]) < 1:
             raise NotOnDisk(
                 "the engine did not confirm in time that the write reached its log on disk; "
                 "it may or may not survive a restart of the engine"
             )
-    return reply
+    return replies[0]
+
+
+async def _settled(connection: AbstractConnection) -> Any:
+    """The next reply, or the error the engine answered."""
+    try:
+        return await connection.read_response()
+    except ResponseError as exc:
+        return exc

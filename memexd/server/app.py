@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -19,6 +21,7 @@ from memexd.feed.settings import FeedSettings
 from memexd.feed.signals import drain_on_exit
 from memexd.feed.store import WakingStore
 from memexd.graph import Graph
+from memexd.graph.notices import follow_writes
 from memexd.graph.open import open_migrated
 from memexd.jobs.worker import jobs_running
 from memexd.mcp.http import PATH as MCP_PATH
@@ -124,13 +127,27 @@ async def _core(
     """The core the app serves: over the caller's store, or over the
     configured engine, opened and migrated here and closed at shutdown."""
     if holder.memex is not None and store is not None:
-        yield holder.memex
+        async with _noticed(store, feed):
+            yield holder.memex
         return
     opened, _ = await open_migrated(settings)
     try:
-        await ensure_indexes(Graph(opened), settings.text_search)
-        holder.memex = Memex(WakingStore(opened, feed.wake), settings)
-        yield holder.memex
+        async with _noticed(opened, feed):
+            await ensure_indexes(Graph(opened), settings.text_search)
+            holder.memex = Memex(WakingStore(opened, feed.wake), settings)
+            yield holder.memex
     finally:
         holder.memex = None
         await opened.close()
+
+
+@asynccontextmanager
+async def _noticed(store: GraphStore, feed: Feed) -> AsyncIterator[None]:
+    """Other processes' writes wake the feed too (memexd.graph.notices)."""
+    notices = asyncio.create_task(follow_writes(store, feed.wake), name="memexd-write-notices")
+    try:
+        yield
+    finally:
+        notices.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await notices
