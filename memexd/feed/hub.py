@@ -1,8 +1,9 @@
 """The process's view of the log's head, shared by every subscription.
 
 One task reads the head (the position of the last event logged) when a
-write of this process wakes it, and at least every ``poll_s`` for writes of
-other processes on the same store; when the head moves, every subscription
+write of this process wakes it, when another process announces one
+(FalkorDB: memexd.graph.notices), and at least every ``poll_s`` for writes
+of other processes on the same store; when the head moves, every subscription
 is nudged and reads what is new for it from the log itself. So the log is
 the truth: a wake-up only makes the next read sooner.
 """
