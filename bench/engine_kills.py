@@ -1,9 +1,10 @@
 """Acknowledged writes across kills of the engine alone: how many are lost.
 
 Run: ``.venv/bin/python bench/engine_kills.py [--kills 50] [--writers 6]
-[--fsync always|everysec]``
+[--write-ack disk|engine]``
 
-A fresh ``memexd serve`` (embedded FalkorDB, ``MEMEXD_FSYNC`` as given)
+A fresh ``memexd serve`` (embedded FalkorDB, ``MEMEXD_WRITE_ACK`` as given:
+``disk`` by default, ``engine`` as memexd acknowledged writes before)
 takes writes from ``--writers`` threads at once, in turn ``createItems``
 (batches of 20), ``POST /items`` (100 lines) and ``createItem``, each with
 client-chosen ids. Every ``--every`` seconds the engine process (not memexd)
@@ -22,19 +23,15 @@ import argparse
 import os
 import random
 import signal
-import sys
 import threading
 import time
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
 import redis
 from _common import GRAPH_NAME, item_inputs, memexd_server
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 CREATE_MANY = "mutation($i: [MemoryItemInput!]!) { createItems(inputs: $i) { items { id } } }"
 CREATE_ONE = "mutation($i: MemoryItemInput!) { createItem(input: $i) { item { id } } }"
@@ -46,7 +43,7 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--kills", type=int, default=50)
     parser.add_argument("--writers", type=int, default=6)
     parser.add_argument("--every", type=float, default=1.5, help="seconds between kills")
-    parser.add_argument("--fsync", choices=["always", "everysec"], default="always")
+    parser.add_argument("--write-ack", choices=["disk", "engine"], default="disk")
     return parser.parse_args()
 
 
@@ -164,7 +161,8 @@ def missing(url: str, ids: list[str]) -> list[str]:
 
 def main() -> None:
     args = _args()
-    with memexd_server(GRAPH_NAME, MEMEXD_FSYNC=args.fsync, MEMEXD_EMBEDDING="off") as server:
+    settings = {"MEMEXD_WRITE_ACK": args.write_ack, "MEMEXD_EMBEDDING": "off"}
+    with memexd_server(GRAPH_NAME, **settings) as server:
         tally, stop = Tally(), threading.Event()
         threads = [threading.Thread(target=writer, args=(server.base_url, tally, stop, n))
                    for n in range(args.writers)]  # fmt: skip
@@ -185,7 +183,7 @@ def main() -> None:
         lost = missing(server.base_url, tally.acknowledged)
         log = (server.data_dir / "falkordb.log").read_text(errors="replace")
         truncated = log.count("Truncating")
-    print(f"fsync {args.fsync}: {killed} engine kills under {args.writers} writers "
+    print(f"write ack {args.write_ack}: {killed} engine kills under {args.writers} writers "
           f"in {spent:.0f} s")  # fmt: skip
     print(f"acknowledged {len(tally.acknowledged):,} items, lost {len(lost):,}")
     print(f"failed answers: {sum(tally.failures.values()):,} "
