@@ -21,7 +21,7 @@ from redis.exceptions import ResponseError
 from memexd.errors import SettingsError
 from memexd.graph.embedded import EmbeddedFalkor
 from memexd.graph.errors import NotOnDisk
-from memexd.graph.falkordb import _After, _replies
+from memexd.graph.falkordb_connections import After, replies
 from memexd.settings import load_settings
 from tests.processes import (
     CREATE_ITEMS,
@@ -40,7 +40,7 @@ FOUND = "query($ids: [ID!]!) { items(filter: {ids: $ids}, limit: 1000) { id } }"
 
 
 #: What follows a write in its packet (the bytes are not sent here).
-DURABLE, ANNOUNCED = _After(b"", confirmed=True), _After(b"", confirmed=False)
+DURABLE, ANNOUNCED = After(b"", confirmed=True), After(b"", confirmed=False)
 
 
 class _Scripted:
@@ -57,14 +57,14 @@ class _Scripted:
 
 
 async def test_a_write_answers_once_the_engine_confirms_it_on_disk() -> None:
-    assert await _replies(_Scripted("rows", [1, 0], 2), DURABLE) == "rows"  # type: ignore[arg-type]
-    assert await _replies(_Scripted("rows", 2), ANNOUNCED) == "rows"  # type: ignore[arg-type]
-    assert await _replies(_Scripted("rows"), None) == "rows"  # type: ignore[arg-type]
+    assert await replies(_Scripted("rows", [1, 0], 2), DURABLE) == "rows"  # type: ignore[arg-type]
+    assert await replies(_Scripted("rows", 2), ANNOUNCED) == "rows"  # type: ignore[arg-type]
+    assert await replies(_Scripted("rows"), None) == "rows"  # type: ignore[arg-type]
 
 
 async def test_an_unconfirmed_write_says_its_fate_is_unknown() -> None:
     with pytest.raises(NotOnDisk, match="may or may not survive") as caught:
-        await _replies(_Scripted("rows", [0, 0], 2), DURABLE)  # type: ignore[arg-type]
+        await replies(_Scripted("rows", [0, 0], 2), DURABLE)  # type: ignore[arg-type]
     assert caught.value.code == "UNAVAILABLE"
 
 
@@ -72,11 +72,11 @@ async def test_a_failed_write_still_reads_its_confirmation() -> None:
     """Every reply is read, or one would answer the next command."""
     connection = _Scripted(ResponseError("constraint violation"), [1, 0], 2, "next")
     with pytest.raises(ResponseError, match="constraint"):
-        await _replies(connection, DURABLE)  # type: ignore[arg-type]
+        await replies(connection, DURABLE)  # type: ignore[arg-type]
     assert connection.replies == ["next"]
     connection = _Scripted("rows", ResponseError("appendonly is disabled"), 2, "next")
     with pytest.raises(ResponseError, match="appendonly"):
-        await _replies(connection, DURABLE)  # type: ignore[arg-type]
+        await replies(connection, DURABLE)  # type: ignore[arg-type]
     assert connection.replies == ["next"]
 
 

@@ -11,28 +11,25 @@ the client's ~60 µs on a point read) that memexd does not use.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
-from functools import partial
 from typing import Any
 from urllib.parse import urlparse
 
-from redis.asyncio import Connection, ConnectionPool, Redis, UnixDomainSocketConnection
+from redis.asyncio import Connection, Redis, UnixDomainSocketConnection
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError, ResponseError
+from redis.exceptions import RedisError
 
 from memexd.errors import ResourceExhausted
 from memexd.graph.errors import (
     ConnectionLost,
     EngineUnreachable,
     MissingGraph,
-    NotOnDisk,
     falkordb_errors,
 )
+from memexd.graph.falkordb_connections import After, Connections
 from memexd.graph.falkordb_wire import encoded, header, pack, pack_args, pack_head, rows
 from memexd.graph.gate import Gate
 from memexd.graph.notices import written
@@ -76,7 +73,7 @@ class FalkorStore:
 
     def __init__(
         self,
-        connections: _Connections,
+        connections: Connections,
         graph: str,
         timeout_ms: int | None = None,
         engine: Supervised | None = None,
@@ -107,7 +104,7 @@ class FalkorStore:
         # behind every write: WAITAOF when durable, then a PUBLISH that wakes
         # the feed of every memexd on this graph (memexd.graph.notices)
         confirm = pack(["WAITAOF", 1, 0, timeout_ms or _CONFIRM_MS]) if durable else b""
-        self._after_write = _After(confirm + pack(["PUBLISH", written(graph), "1"]), durable)
+        self._after_write = After(confirm + pack(["PUBLISH", written(graph), "1"]), durable)
 
     @classmethod
     def connect(
@@ -145,7 +142,7 @@ class FalkorStore:
                 "password": parsed.password or password,
             }
         gate = Gate(pool_size, pool_wait_ms / 1000)
-        return cls(_Connections(kind, options), graph, timeout_ms, engine, gate, durable)
+        return cls(Connections(kind, options), graph, timeout_ms, engine, gate, durable)
 
     @property
     def graph_name(self) -> str:
@@ -200,7 +197,7 @@ class FalkorStore:
                 raise
         return await self._send(command, after)
 
-    async def _send(self, command: bytes, after: _After | None = None) -> list[Row]:
+    async def _send(self, command: bytes, after: After | None = None) -> list[Row]:
         """Run one command, packed (see :func:`~memexd.graph.falkordb_wire.pack`)."""
         engine = self._engine
         if engine is not None and engine.restarts != self._restarts:
@@ -245,65 +242,6 @@ class FalkorStore:
     async def _engine_back(self) -> bool:
         """Whether a supervised engine is (again) answering, waiting a while."""
         return self._engine is not None and await self._engine.wait_ready(_RESTART_WAIT)
-
-
-class _Connections:
-    """Connections to the engine, reused most recent first. How many exist
-    is bounded by the :class:`Gate` in front: each query holds one."""
-
-    def __init__(self, kind: type[AbstractConnection], options: dict[str, Any]) -> None:
-        self._kind, self._options = kind, options
-        self._make = partial(kind, **options)
-        self._idle: list[AbstractConnection] = []
-        self._all: list[AbstractConnection] = []
-
-    async def run(self, command: bytes, after: _After | None = None) -> Any:
-        """Send one packed command and read its reply, as redis-py's client
-        does with no retries (errors come as redis-py raises them); with the
-        commands ``after`` it in the same packet, once they have answered."""
-        if self._idle:
-            connection = self._idle.pop()
-        else:
-            connection = self._make()
-            self._all.append(connection)
-        try:
-            if not connection.is_connected:
-                await connection.connect()  # type: ignore[no-untyped-call]
-            trailer = b"" if after is None else after.commands
-            await connection.send_packed_command(command + trailer, check_health=False)
-            reply = await _replies(connection, after)
-        except ResponseError:
-            self._idle.append(connection)  # the whole error reply was read
-            raise
-        except BaseException:
-            # redis-py drops the connection on a failed send or read (a late
-            # reply would answer the next command); make sure of it
-            try:
-                with contextlib.suppress(Exception):
-                    await connection.disconnect(nowait=True)
-            finally:
-                self._idle.append(connection)  # connects again when next used
-            raise
-        self._idle.append(connection)
-        return reply
-
-    def pool(self) -> ConnectionPool:
-        """A pool of connections like these, for a client of its own."""
-        return ConnectionPool(connection_class=self._kind, **self._options)
-
-    async def drop_idle(self) -> None:
-        """Disconnect the idle connections (they connect again when used);
-        out of reach of other queries meanwhile."""
-        idle, self._idle = self._idle, []
-        try:
-            for connection in idle:
-                await connection.disconnect()
-        finally:
-            self._idle.extend(idle)
-
-    async def close(self) -> None:
-        for connection in self._all:
-            await connection.disconnect()
 
 
 class _Backstop:
@@ -360,41 +298,3 @@ class _Backstop:
                 next_deadline = min(next_deadline, deadline)
         if next_deadline < math.inf:
             self._timer = loop.call_at(next_deadline, self._check, loop)
-
-
-@dataclass(frozen=True, slots=True)
-class _After:
-    """Commands sent behind a write in its packet: a ``WAITAOF`` first when
-    ``confirmed``, then a ``PUBLISH``."""
-
-    commands: bytes
-    confirmed: bool
-
-    @property
-    def count(self) -> int:
-        return 1 + self.confirmed
-
-
-async def _replies(connection: AbstractConnection, after: _After | None) -> Any:
-    """A command's reply, once every command ``after`` it has answered (all
-    are read, whatever fails: an unread reply would answer the next command)."""
-    replies = [await _settled(connection) for _ in range(1 + (after.count if after else 0))]
-    for reply in replies:
-        if isinstance(reply, ResponseError):
-            raise reply
-    if after is not None and after.confirmed:
-        on_disk = replies[1]
-        if not on_disk or int(on_disk[0]) < 1:
-            raise NotOnDisk(
-                "the engine did not confirm in time that the write reached its log on disk; "
-                "it may or may not survive a restart of the engine"
-            )
-    return replies[0]
-
-
-async def _settled(connection: AbstractConnection) -> Any:
-    """The next reply, or the error the engine answered."""
-    try:
-        return await connection.read_response()
-    except ResponseError as exc:
-        return exc
