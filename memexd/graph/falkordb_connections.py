@@ -48,8 +48,8 @@ class Connections:
             trailer = b"" if after is None else after.commands
             await connection.send_packed_command(command + trailer, check_health=False)
             reply = await replies(connection, after)
-        except ResponseError:
-            self._idle.append(connection)  # the whole error reply was read
+        except (ResponseError, NotOnDisk):
+            self._idle.append(connection)  # every reply was read
             raise
         except BaseException:
             # redis-py drops the connection on a failed send or read (a late
@@ -98,18 +98,18 @@ class After:
 async def replies(connection: AbstractConnection, after: After | None) -> Any:
     """A command's reply, once every command ``after`` it has answered (all
     are read, whatever fails: an unread reply would answer the next command)."""
-    replies = [await _settled(connection) for _ in range(1 + (after.count if after else 0))]
-    for reply in replies:
-        if isinstance(reply, ResponseError):
-            raise reply
+    answers = [await _settled(connection) for _ in range(1 + (after.count if after else 0))]
+    for answer in answers:
+        if isinstance(answer, ResponseError):
+            raise answer
     if after is not None and after.confirmed:
-        on_disk = replies[1]
+        on_disk = answers[1]
         if not on_disk or int(on_disk[0]) < 1:
             raise NotOnDisk(
                 "the engine did not confirm in time that the write reached its log on disk; "
                 "it may or may not survive a restart of the engine"
             )
-    return replies[0]
+    return answers[0]
 
 
 async def _settled(connection: AbstractConnection) -> Any:

@@ -62,9 +62,13 @@ class Packer:
         if text in self._known:
             self._known.move_to_end(text)
             return self._known[text]
-        columns = self._columns.get(_statement(text)) or returned(text)
+        name = _statement(text)
+        columns = self._columns.get(name)
         if columns is None:
-            return None
+            columns = returned(text)  # read once per statement, not per text
+            if columns is None:
+                return None
+            self.learn(text, columns)
         names = ", ".join(_quoted(c) for c in columns)
         wrapped = f"CALL {{\n{text}\n}}\nRETURN collect([{names}]) AS {PACKED}"
         return self._keep(text, Packed(wrapped, columns))
