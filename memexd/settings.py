@@ -66,6 +66,9 @@ class Settings(BaseSettings):
     engine_restart_max_s: Seconds = 5.0
     #: how long the embedded engine may take to load its files at a start
     engine_start_timeout_s: Seconds = 600.0
+    #: how long the embedded engine may leave a ping unanswered before it is
+    #: killed and restarted (a hung engine answers nothing, not even SIGTERM)
+    engine_hang_s: Seconds = 30.0
     query_timeout_ms: int = Field(10_000, ge=100, le=3_600_000)
     query_memory_mb: int = Field(1024, ge=16)
     #: queries in flight to the engine per process; the rest wait in arrival

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import signal
 import subprocess
@@ -15,6 +16,7 @@ import redis
 
 from memexd.errors import StartupError, StorageUnavailable
 from memexd.graph.embedded import EmbeddedFalkor
+from memexd.graph.falkordb import FalkorStore
 from tests.processes import (
     CREATE_ITEMS,
     MEMEXD,
@@ -57,6 +59,41 @@ async def test_an_engine_that_never_answers_times_out_at_start(tmp_path: Path) -
     pid = engine.pid
     assert pid is not None
     assert wait_dead(pid)
+
+
+async def test_a_hung_engine_is_killed_restarted_and_a_schema_command_sent_again(
+    tmp_path: Path,
+) -> None:
+    """An engine that stops answering (its process stopped: a deadlocked
+    main thread looks the same from outside) is killed after ``hang_s`` and
+    restarted; a schema command sent meanwhile is sent again and applied."""
+    engine = EmbeddedFalkor(tmp_path, hang_s=1.0)
+    store = FalkorStore.connect(unix_socket=await engine.start(), graph="g", engine=engine)
+    try:
+        hung = engine.pid
+        assert hung is not None
+        os.kill(hung, signal.SIGSTOP)
+        await asyncio.wait_for(store.execute_ddl("CREATE INDEX FOR (n:Note) ON (n.topic)"), 60)
+        assert engine.restarts == 1
+        assert engine.pid != hung
+        assert wait_dead(hung)
+        indexes = await store.read("CALL db.indexes() YIELD label, properties RETURN *", {})
+        assert [(i["label"], i["properties"]) for i in indexes] == [("Note", ["topic"])]
+    finally:
+        await store.close()
+
+
+async def test_a_slow_engine_that_answers_is_left_alone(tmp_path: Path) -> None:
+    """Busy is not hung: a ping that is answered keeps the engine alive."""
+    engine = EmbeddedFalkor(tmp_path, hang_s=1.0)
+    store = FalkorStore.connect(unix_socket=await engine.start(), graph="g", engine=engine)
+    try:
+        pid = engine.pid
+        await store.write("UNWIND range(1, 300000) AS n CREATE (:Note {n: n})", {})
+        await asyncio.sleep(2.5)  # two pings or more
+        assert (engine.restarts, engine.pid) == (0, pid)
+    finally:
+        await store.close()
 
 
 def test_fsync_setting_is_validated(tmp_path: Path) -> None:

@@ -23,7 +23,7 @@ from memexd.jobs.run import now_ms
 from memexd.settings import Settings
 from memexd.types import GraphStore
 from tests.engines import Engine
-from tests.processes import serve, stop
+from tests.processes import serve, stop, wait_dead
 
 #: Short leases and polls, and one item a batch: a job takes many batches.
 ENV = {"MEMEXD_LOG_LEVEL": "warning", "MEMEXD_JOBS_LEASE_S": "1", "MEMEXD_JOBS_POLL_S": "0.2",
@@ -118,6 +118,8 @@ def test_a_killed_runner_leaves_its_job_failed_and_its_batches_kept(
     running = replicas.wait(job_id, lambda j: j["status"] == "RUNNING" and j["progress"] > 0)
     pid = int(running["runner"].split(":")[1])
     os.kill(pid, signal.SIGKILL)
+    # until it has exited, its socket may still take a connection and drop it
+    assert wait_dead(pid)
     failed = replicas.wait(job_id, lambda j: j["status"] != "RUNNING")
     assert failed["status"] == "FAILED", failed
     assert failed["error"].startswith("interrupted"), failed

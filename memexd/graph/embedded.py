@@ -13,6 +13,11 @@ on, a query timeout and a memory cap (FalkorDB's defaults are unlimited).
   append-only file as it starts, and :meth:`wait_ready` lets requests wait
   for it instead of failing. A start may take ``start_timeout_s``
   (``MEMEXD_ENGINE_START_TIMEOUT_S``): replaying a large file takes minutes.
+- **Watched.** An engine whose main thread stops answering (a ``PING``
+  unanswered for ``hang_s``, ``MEMEXD_ENGINE_HANG_S``) is killed, and so
+  restarted: FalkorDB 4.16 can deadlock creating an index, and a hung engine
+  answers nothing, not even ``SIGTERM``. Acknowledged writes are in its
+  append-only file, which the restart replays.
 - **A clean log.** FalkorDB 4.16 writes every ``GRAPH.CONSTRAINT CREATE``
   to the AOF twice, and the second copy fails on replay with a CRITICAL log
   line at every start. When a start reports that, the AOF is compacted
@@ -41,7 +46,8 @@ import redis.exceptions as redis_errors
 from memexd.errors import StartupError, StorageUnavailable
 
 __all__ = [
-    "EmbeddedFalkor", "answers", "compact_aof", "die_with_parent", "engine_files", "socket_path",
+    "EmbeddedFalkor", "answers", "compact_aof", "die_with_parent", "engine_files", "responsive",
+    "socket_path",
 ]  # fmt: skip
 
 log = logging.getLogger("memexd.embedded")
@@ -51,6 +57,7 @@ _PR_SET_PDEATHSIG = 1
 _LOCK_WAIT = 5.0  # a previous memexd's engine may still be flushing its AOF
 _STABLE = 30.0  # a run this long resets the restart backoff
 _REPLAY_FAILED = "AOF-loading-client"
+_WATCH_EVERY = 1.0  # seconds between the watchdog's pings
 
 
 def engine_files(server: Path | None = None, module: Path | None = None) -> tuple[str, str]:
@@ -98,6 +105,7 @@ class EmbeddedFalkor:
         module: Path | None = None,
         restart_max_s: float = 5.0,
         start_timeout_s: float = 600.0,
+        hang_s: float = 30.0,
         lock_wait_s: float = _LOCK_WAIT,
     ) -> None:
         if fsync not in {"everysec", "always"}:
@@ -109,6 +117,7 @@ class EmbeddedFalkor:
         self.files = (server, module)
         self.restart_max_s = restart_max_s
         self.start_timeout_s = start_timeout_s
+        self.hang_s = hang_s
         self.lock_wait_s = lock_wait_s
         self.socket = socket_path(self.data_dir)
         self.restarts = 0
@@ -116,6 +125,7 @@ class EmbeddedFalkor:
         self._lock_fd: int | None = None
         self._ready = asyncio.Event()
         self._supervisor: asyncio.Task[None] | None = None
+        self._watchdog: asyncio.Task[None] | None = None
         self._stopping = False
 
     @property
@@ -162,16 +172,18 @@ class EmbeddedFalkor:
             self._unlock()
             raise
         self._supervisor = asyncio.create_task(self._supervise(), name="memexd-engine-supervisor")
+        self._watchdog = asyncio.create_task(self._watch(), name="memexd-engine-watchdog")
         return self.socket
 
     async def stop(self, grace: float = 15.0) -> None:
         self._stopping = True
         self._ready.clear()
-        if self._supervisor is not None:
-            self._supervisor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._supervisor
-            self._supervisor = None
+        for task in (self._supervisor, self._watchdog):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        self._supervisor = self._watchdog = None
         process, self._process = self._process, None
         if process is not None and process.poll() is None:
             process.send_signal(signal.SIGTERM)
@@ -188,6 +200,8 @@ class EmbeddedFalkor:
         """Wait (up to ``timeout`` seconds) until the engine answers again."""
         if self._stopping:
             return False
+        if self._process is not None and self._process.poll() is not None:
+            self._ready.clear()  # dead, though the supervisor has not looked yet
         try:
             await asyncio.wait_for(self._ready.wait(), timeout)
         except TimeoutError:
@@ -285,6 +299,19 @@ class EmbeddedFalkor:
                 self.pid,
             )
 
+    async def _watch(self) -> None:
+        """Kill the engine when it stops answering; the supervisor restarts it."""
+        while not self._stopping:
+            await asyncio.sleep(_WATCH_EVERY)
+            process = self._process
+            if process is None or process.poll() is not None or not self._ready.is_set():
+                continue  # starting, or dead: the supervisor's business
+            if not await responsive(self.socket, self.hang_s):
+                log.error("embedded FalkorDB (pid %d) did not answer for %.0f s; killing it "
+                          "to restart it", process.pid, self.hang_s)  # fmt: skip
+                self._ready.clear()
+                process.kill()
+
     def _log_since(self, start: int) -> str:
         """What the engine logged since ``start`` (a byte offset)."""
         try:
@@ -331,6 +358,23 @@ async def answers(socket: str) -> bool:
         return False
     finally:
         await client.aclose()
+
+
+async def responsive(socket: str, seconds: float) -> bool:
+    """Whether the engine on ``socket`` answers a ``PING`` within
+    ``seconds`` (any answer counts, an error too: a hung main thread gives none)."""
+    client = aioredis.Redis(unix_socket_path=socket)
+    try:
+        # one bound on the whole exchange: redis-py's own timeouts are retried
+        async with asyncio.timeout(seconds):
+            await client.ping()
+    except TimeoutError:
+        return False
+    except (redis_errors.RedisError, OSError):
+        return True  # it answered (LOADING), or died: the supervisor sees to that
+    finally:
+        await client.aclose()
+    return True
 
 
 async def compact_aof(socket: str, timeout: float = 60.0) -> None:

@@ -160,11 +160,11 @@ class FalkorStore:
         return await self._run(text, params, read_only=False)
 
     async def execute_ddl(self, text: str) -> None:
-        await self._send(pack(["GRAPH.QUERY", self._graph, text]))
+        await self._again(pack(["GRAPH.QUERY", self._graph, text]))
 
     async def create_unique(self, label: str, prop: str) -> None:
         command = ["GRAPH.CONSTRAINT", "CREATE", self._graph, "UNIQUE", "NODE", label]
-        await self._send(pack([*command, "PROPERTIES", 1, prop]))
+        await self._again(pack([*command, "PROPERTIES", 1, prop]))
 
     async def compact(self) -> None:
         """Compact the embedded engine's append-only file (after schema changes)."""
@@ -196,6 +196,18 @@ class FalkorStore:
             if not read_only or not await self._engine_back():
                 raise
         return await self._send(command, after)
+
+    async def _again(self, command: bytes) -> None:
+        """Send a schema command, and once more if its engine restarted
+        meanwhile (killed hung): a second try of one that was applied is
+        :class:`SchemaExists`, which migrations expect."""
+        try:
+            await self._send(command)
+            return
+        except (EngineUnreachable, ConnectionLost):
+            if not await self._engine_back():
+                raise
+        await self._send(command)
 
     async def _send(self, command: bytes, after: After | None = None) -> list[Row]:
         """Run one command, packed (see :func:`~memexd.graph.falkordb_wire.pack`)."""

@@ -72,6 +72,7 @@ async def _embedded(settings: Settings) -> GraphStore:
         module=settings.engine_module,
         restart_max_s=settings.engine_restart_max_s,
         start_timeout_s=settings.engine_start_timeout_s,
+        hang_s=settings.engine_hang_s,
     )
     try:
         socket = await engine.start()
