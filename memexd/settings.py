@@ -19,11 +19,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memexd.errors import SettingsError
 
-__all__ = ["GRAPH_SCHEMES", "Settings", "load_settings"]
+__all__ = ["GRAPH_SCHEMES", "SENTINEL_SCHEMES", "Settings", "load_settings"]
+
+#: URI schemes of a FalkorDB behind Sentinels (memexd.graph.sentinel).
+SENTINEL_SCHEMES = frozenset({"redis+sentinel", "falkordb+sentinel"})
 
 #: URI schemes of the engines memexd can use, by backend.
 GRAPH_SCHEMES: Mapping[str, frozenset[str]] = {
-    "falkordb": frozenset({"falkor", "falkordb", "redis"}),
+    "falkordb": frozenset({"falkor", "falkordb", "redis", *SENTINEL_SCHEMES}),
     "neo4j": frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}),
 }
 _SECRET = frozenset({"graph_password", "graph_uri", "jwt_secret"})
@@ -58,6 +61,10 @@ class Settings(BaseSettings):
     #: "engine", once the engine answers (the last writes before the engine
     #: or the machine dies may be lost). Neo4j commits to disk either way.
     write_ack: Literal["disk", "engine"] = "disk"
+    #: replicas that must hold a write before it is acknowledged (on their
+    #: disk too under write_ack disk): FalkorDB with replicas only
+    #: (docs/high-availability.md)
+    write_replicas: int = Field(0, ge=0, le=16)
     #: the embedded engine's fsync: by default "always" under write_ack disk
     #: (the disk acknowledgement waits for no timer), "everysec" under engine
     fsync: Literal["everysec", "always"] | None = None
@@ -157,6 +164,18 @@ class Settings(BaseSettings):
             )
         return value
 
+    @field_validator("write_replicas")
+    @classmethod
+    def _replicas_need_falkordb(cls, value: int, info: ValidationInfo) -> int:
+        uri = info.data.get("graph_uri")
+        if value and (uri is None or urlsplit(uri).scheme not in GRAPH_SCHEMES["falkordb"]):
+            raise ValueError(
+                "needs a FalkorDB with replicas (MEMEXD_GRAPH_URI=redis://… or "
+                "redis+sentinel://…): the embedded engine has none, and memexd cannot use "
+                "Neo4j's clustering"
+            )
+        return value
+
     @property
     def engine_fsync(self) -> Literal["everysec", "always"]:
         """The embedded engine's fsync, as set or as the acknowledgement needs."""
@@ -189,12 +208,18 @@ class Settings(BaseSettings):
             return None
         try:
             parts = urlsplit(value)
-            _ = parts.port  # raises on a port that is not a number
+            if parts.scheme not in SENTINEL_SCHEMES:  # whose netloc lists several hosts
+                _ = parts.port  # raises on a port that is not a number
         except ValueError as exc:
             raise ValueError(f"not a URI: {exc}") from None
         known = sorted(s for schemes in GRAPH_SCHEMES.values() for s in schemes)
         if parts.scheme not in known:
             raise ValueError(f"unsupported scheme {parts.scheme!r}; use one of {', '.join(known)}")
+        if parts.scheme in SENTINEL_SCHEMES:
+            from memexd.graph.sentinel import parse  # the graph package: only when needed
+
+            parse(value)  # its ValueError says what is wrong
+            return value
         if not parts.hostname:
             raise ValueError("no host")
         return value

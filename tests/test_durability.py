@@ -40,7 +40,7 @@ FOUND = "query($ids: [ID!]!) { items(filter: {ids: $ids}, limit: 1000) { id } }"
 
 
 #: What follows a write in its packet (the bytes are not sent here).
-DURABLE, ANNOUNCED = After(b"", confirmed=True), After(b"", confirmed=False)
+DURABLE, ANNOUNCED = After(b"", disk=True), After(b"")
 
 
 class _Scripted:

@@ -1,11 +1,12 @@
 """The ``memexd`` command line: serve, migrate, keys, embed, archive, context,
-index, jobs, mcp, export-schema, export, import, replay.
+index, jobs, mcp, node, export-schema, export, import, replay.
 
 export, import and replay move MemEX files in and out (``memexd.cli.transplant``);
 embed embeds waiting items now (``memexd.cli.embed``); archive and context are
 the lifecycle's (``memexd.cli.lifecycle``); index turns a project's documents
 into items (``memexd.cli.index``); jobs runs and follows maintenance jobs
-(``memexd.cli.jobs``); mcp serves agents over stdio (``memexd.cli.agents``).
+(``memexd.cli.jobs``); mcp serves agents over stdio (``memexd.cli.agents``);
+node runs a node of a FalkorDB topology (``memexd.cli.node``).
 
 Anything that stops a command from starting (a bad setting, the port in use, a
 locked or unwritable data directory, a missing engine program, an unreachable
@@ -25,7 +26,7 @@ from typing import Any
 
 from memexd import __version__
 from memexd.access.gate import Gate
-from memexd.cli import agents, embed, index, jobs, lifecycle, transplant
+from memexd.cli import agents, embed, index, jobs, lifecycle, node, transplant
 from memexd.errors import BadUserInput, StartupError
 from memexd.settings import Settings, load_settings
 
@@ -80,6 +81,7 @@ def _parser() -> argparse.ArgumentParser:
     for command in (lifecycle.add_parsers(commands) + index.add_parsers(commands)
                     + jobs.add_parsers(commands) + agents.add_parsers(commands)):  # fmt: skip
         _connection_flags(command)
+    node.add_parsers(commands)  # an engine node: no memexd connection
 
     export = commands.add_parser("export-schema", help="print the GraphQL SDL")
     export.add_argument("--output", type=Path, help="write to this file instead of stdout")
@@ -154,6 +156,7 @@ def main(argv: list[str] | None = None) -> int:
     handler: dict[str, Any] = {
         "serve": _serve, "migrate": _migrate, "keys": _keys, "export-schema": _export,
         "compact-log": _compact_log, "embed": lambda a: embed.run(a, _settings(a)),
+        "node": node.run,  # an engine node: memexd's settings are not its own
     }  # fmt: skip
     try:
         for handlers in HANDLED:

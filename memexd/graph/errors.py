@@ -27,6 +27,7 @@ __all__ = [
     "EngineUnreachable",
     "MissingGraph",
     "NotOnDisk",
+    "NotReplicated",
     "falkordb_errors",
     "neo4j_errors",
 ]
@@ -49,6 +50,12 @@ class ConnectionLost(StorageUnavailable):
 class NotOnDisk(StorageUnavailable):
     """The engine made a write but did not confirm in time that its log on
     disk holds it: whether it survives the engine's death is unknown."""
+
+
+class NotReplicated(StorageUnavailable):
+    """The primary made a write but fewer replicas than required confirmed it
+    in time (``MEMEXD_WRITE_REPLICAS``): whether it survives a failover is
+    unknown."""
 
 
 _FALKOR_EXHAUSTED = ("timed out", "timeout", "mem consumption exceeded", "memory capacity")

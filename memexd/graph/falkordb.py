@@ -19,10 +19,12 @@ from urllib.parse import urlparse
 from redis.asyncio import Connection, Redis, UnixDomainSocketConnection
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
+from redis.asyncio.sentinel import SentinelManagedConnection
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError
 
 from memexd.errors import ResourceExhausted
+from memexd.graph import sentinel
 from memexd.graph.errors import (
     ConnectionLost,
     EngineUnreachable,
@@ -38,7 +40,7 @@ from memexd.types import Params, Row
 
 __all__ = ["FalkorStore"]
 
-#: How long a query waits for a restarting embedded engine.
+#: How long a query waits for a restarting embedded engine, or a new primary.
 _RESTART_WAIT = 15.0
 #: Seconds before listening for writes again after the connection broke.
 _RELISTEN_S = 0.5
@@ -79,6 +81,7 @@ class FalkorStore:
         engine: Supervised | None = None,
         gate: Gate | None = None,
         durable: bool = False,
+        replicas: int = 0,
     ) -> None:
         self._connections = connections
         self._graph = graph
@@ -100,11 +103,14 @@ class FalkorStore:
             for read_only, verb in ((True, "GRAPH.RO_QUERY"), (False, "GRAPH.QUERY"))
         }
         self._tail = b"\r\n" + pack_args(options)
-        self._durable = durable
-        # behind every write: WAITAOF when durable, then a PUBLISH that wakes
-        # the feed of every memexd on this graph (memexd.graph.notices)
-        confirm = pack(["WAITAOF", 1, 0, timeout_ms or _CONFIRM_MS]) if durable else b""
-        self._after_write = After(confirm + pack(["PUBLISH", written(graph), "1"]), durable)
+        self._durable, self._replicas = durable, replicas
+        # behind every write: its confirmation (on disk, by replicas), then a
+        # PUBLISH that wakes the feed of every memexd on this graph
+        # (memexd.graph.notices)
+        self._after_write = After.behind(
+            pack(["PUBLISH", written(graph), "1"]),
+            disk=durable, replicas=replicas, timeout_ms=timeout_ms or _CONFIRM_MS,
+        )  # fmt: skip
 
     @classmethod
     def connect(
@@ -119,6 +125,7 @@ class FalkorStore:
         pool_wait_ms: int = 5_000,
         engine: Supervised | None = None,
         durable: bool = False,
+        replicas: int = 0,
     ) -> FalkorStore:
         options: dict[str, Any] = {
             "decode_responses": True,
@@ -132,6 +139,11 @@ class FalkorStore:
         kind: type[AbstractConnection]
         if unix_socket is not None:
             kind, options = UnixDomainSocketConnection, {"path": unix_socket, **options}
+        elif urlparse(uri or "").scheme in sentinel.SCHEMES:
+            topology = sentinel.parse(uri or "")
+            options |= {"username": topology.username, "password": topology.password or password}
+            engine = sentinel.Primary(topology, options)
+            kind, options = SentinelManagedConnection, {"connection_pool": engine.pool, **options}
         else:
             parsed = urlparse(uri or "")
             kind = Connection
@@ -142,7 +154,8 @@ class FalkorStore:
                 "password": parsed.password or password,
             }
         gate = Gate(pool_size, pool_wait_ms / 1000)
-        return cls(Connections(kind, options), graph, timeout_ms, engine, gate, durable)
+        connections = Connections(kind, options)
+        return cls(connections, graph, timeout_ms, engine, gate, durable, replicas)
 
     @property
     def graph_name(self) -> str:
@@ -151,7 +164,7 @@ class FalkorStore:
     def with_graph(self, graph: str) -> FalkorStore:
         """Another graph on the same server and connection pool."""
         return FalkorStore(self._connections, graph, self._timeout, self._engine, self._gate,
-                           self._durable)  # fmt: skip
+                           self._durable, self._replicas)  # fmt: skip
 
     async def read(self, text: str, params: Params) -> list[Row]:
         return await self._run(text, params, read_only=True)

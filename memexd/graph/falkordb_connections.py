@@ -2,7 +2,7 @@
 
 A query takes a connection, sends its command (packed by
 :mod:`memexd.graph.falkordb_wire`) and, for a write, the commands that follow
-it in the same packet (:class:`After`: the ``WAITAOF`` of a durable write,
+it in the same packet (:class:`After`: the ``WAITAOF`` or ``WAIT`` of a confirmed write,
 the ``PUBLISH`` that announces it), and reads every reply before the
 connection is used again.
 """
@@ -16,11 +16,17 @@ from typing import Any
 
 from redis.asyncio import ConnectionPool
 from redis.asyncio.connection import AbstractConnection
+from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
-from memexd.graph.errors import NotOnDisk
+from memexd.graph.errors import EngineUnreachable, NotOnDisk, NotReplicated
+from memexd.graph.falkordb_wire import pack
 
 __all__ = ["After", "Connections", "replies"]
+
+#: What a Sentinel-managed connection raises on ``READONLY``: the node it
+#: took for the primary was demoted.
+_DEMOTED = "The previous master is now a slave"
 
 
 class Connections:
@@ -32,6 +38,8 @@ class Connections:
         self._make = partial(kind, **options)
         self._idle: list[AbstractConnection] = []
         self._all: list[AbstractConnection] = []
+        #: busy when the engine was replaced: disconnected as they come back
+        self._stale: set[AbstractConnection] = set()
 
     async def run(self, command: bytes, after: After | None = None) -> Any:
         """Send one packed command and read its reply, as redis-py's client
@@ -60,6 +68,9 @@ class Connections:
             finally:
                 self._idle.append(connection)  # connects again when next used
             raise
+        if self._stale and connection in self._stale:
+            self._stale.discard(connection)
+            await connection.disconnect()
         self._idle.append(connection)
         return reply
 
@@ -68,9 +79,11 @@ class Connections:
         return ConnectionPool(connection_class=self._kind, **self._options)
 
     async def drop_idle(self) -> None:
-        """Disconnect the idle connections (they connect again when used);
-        out of reach of other queries meanwhile."""
+        """Disconnect the idle connections (they connect again when used;
+        out of reach of other queries meanwhile), and the busy ones when
+        their query ends."""
         idle, self._idle = self._idle, []
+        self._stale = {c for c in self._all if c not in idle}
         try:
             for connection in idle:
                 await connection.disconnect()
@@ -84,32 +97,64 @@ class Connections:
 
 @dataclass(frozen=True, slots=True)
 class After:
-    """Commands sent behind a write in its packet: a ``WAITAOF`` first when
-    ``confirmed``, then a ``PUBLISH``."""
+    """Commands sent behind a write in its packet: its confirmations
+    (``WAITAOF 1 0`` when ``disk``: the engine's own log on disk; ``WAIT``
+    when ``replicas``: that many replicas have it), then a ``PUBLISH``."""
 
     commands: bytes
-    confirmed: bool
+    disk: bool = False
+    replicas: int = 0
+
+    @classmethod
+    def behind(cls, publish: bytes, *, disk: bool, replicas: int, timeout_ms: int) -> After:
+        """What follows a write, confirmed as asked. A replica's own disk is
+        not waited for: it fsyncs what it applies at once, but says so only
+        at its next once-a-second report (``WAITAOF 1 1`` took 0.1-1 s a
+        write, ``WAIT 1`` about 10 ms)."""
+        confirm = pack(["WAITAOF", 1, 0, timeout_ms]) if disk else b""
+        if replicas:
+            confirm += pack(["WAIT", replicas, timeout_ms])
+        return cls(confirm + publish, disk, replicas)
 
     @property
     def count(self) -> int:
-        return 1 + self.confirmed
+        return 1 + self.disk + (self.replicas > 0)
 
 
 async def replies(connection: AbstractConnection, after: After | None) -> Any:
     """A command's reply, once every command ``after`` it has answered (all
     are read, whatever fails: an unread reply would answer the next command)."""
-    answers = [await _settled(connection) for _ in range(1 + (after.count if after else 0))]
+    try:
+        answers = [await _settled(connection)]
+    except RedisConnectionError as exc:
+        if _DEMOTED in str(exc):  # redis-py's word for a READONLY answer: nothing was written
+            raise EngineUnreachable(
+                "the graph engine's primary had become a replica; nothing was written; try again"
+            ) from exc
+        raise
+    answers += [await _settled(connection) for _ in range(after.count if after else 0)]
     for answer in answers:
         if isinstance(answer, ResponseError):
             raise answer
-    if after is not None and after.confirmed:
-        on_disk = answers[1]
+    if after is not None:
+        _confirmed(after, answers[1:])
+    return answers[0]
+
+
+def _confirmed(after: After, answers: list[Any]) -> None:
+    """Raise unless the confirmations' ``answers`` say what ``after`` asked."""
+    if after.disk:
+        on_disk = answers.pop(0)
         if not on_disk or int(on_disk[0]) < 1:
             raise NotOnDisk(
                 "the engine did not confirm in time that the write reached its log on disk; "
                 "it may or may not survive a restart of the engine"
             )
-    return answers[0]
+    if after.replicas and int(answers[0]) < after.replicas:
+        raise NotReplicated(
+            f"only {int(answers[0])} of the {after.replicas} replica(s) required confirmed the "
+            "write in time; it may or may not survive the loss of the primary"
+        )
 
 
 async def _settled(connection: AbstractConnection) -> Any:

@@ -11,7 +11,7 @@ import logging
 from urllib.parse import urlsplit
 
 from memexd.errors import MemexError, StartupError, StorageUnavailable
-from memexd.graph import Graph
+from memexd.graph import Graph, sentinel
 from memexd.graph.embedded import EmbeddedFalkor, socket_path
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.migrations import Migration, migrate
@@ -107,6 +107,7 @@ def _external(settings: Settings) -> GraphStore:
                 pool_size=settings.pool_size,
                 pool_wait_ms=settings.pool_wait_ms,
                 durable=settings.write_ack == "disk",
+                replicas=settings.write_replicas,
             )
         return Neo4jStore.connect(
             uri,
@@ -124,5 +125,8 @@ def _external(settings: Settings) -> GraphStore:
 def _redacted(settings: Settings) -> str:
     """The engine's URI without credentials, for messages."""
     parts = urlsplit(settings.graph_uri or "")
+    if parts.scheme in sentinel.SCHEMES:
+        hosts = parts.netloc.rpartition("@")[2]
+        return f"{parts.scheme}://{hosts}{parts.path}"
     host = parts.hostname or "?"
     return f"{parts.scheme}://{host}{f':{parts.port}' if parts.port else ''}"

@@ -25,9 +25,11 @@ _PROBE_S = 0.05
 class Supervised(Protocol):
     """An engine someone brings back when it dies: what a store waits on."""
 
-    #: how many times the engine was seen coming back (connections made
-    #: before a restart point at a dead process)
-    restarts: int
+    @property
+    def restarts(self) -> int:
+        """How many times the engine was seen coming back, or replaced
+        (connections made before point at a dead or demoted process)."""
+        ...
 
     async def wait_ready(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for the engine to answer."""

@@ -1,0 +1,244 @@
+"""FalkorDB behind Sentinels (docs/high-availability.md): a primary, two
+replicas and three Sentinels, each a ``memexd node`` process on loopback;
+memexd finds the primary through the Sentinels, follows a failover without
+a restart, and under ``MEMEXD_WRITE_REPLICAS`` loses no acknowledged write
+when the primary is killed."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from memexd.errors import SettingsError, StorageUnavailable
+from memexd.graph.errors import NotReplicated
+from memexd.graph.falkordb import FalkorStore
+from memexd.graph.sentinel import parse
+from memexd.settings import load_settings
+from tests import topology
+from tests.processes import CREATE_ITEMS, MEMEXD, graphql, item_rows, serve, stop
+
+DUMP = (
+    "MATCH (n) OPTIONAL MATCH (n)-[r]->(m) RETURN n.v AS v, type(r) AS t, m.v AS to ORDER BY v, to"
+)
+WRITE = "CREATE (n:N {v: $v}) RETURN n.v AS v"
+
+
+@pytest.fixture
+def nodes(tmp_path: Path) -> Iterator[topology.Topology]:
+    started = topology.start(tmp_path)
+    yield started
+    started.stop()
+
+
+def _store(nodes: topology.Topology, replicas: int = 1, timeout_ms: int = 5_000) -> FalkorStore:
+    return FalkorStore.connect(uri=nodes.uri(), graph="g", durable=True, replicas=replicas,
+                               timeout_ms=timeout_ms)  # fmt: skip
+
+
+def _dump(node: topology.Process) -> list[list[object]]:
+    reply = node.client().execute_command("GRAPH.RO_QUERY", "g", DUMP)
+    return [list(row) for row in reply[1]]
+
+
+@pytest.mark.parametrize(
+    ("uri", "message"),
+    [
+        ("redis+sentinel://h1:26379,h2:26380", "name the primary's service"),
+        ("redis+sentinel://h1:port/memexd", "not a port"),
+        ("redis+sentinel://:26379/memexd", "without a host"),
+        ("redis+sentinel://h1/memexd?tls=1", "unknown option 'tls'"),
+    ],
+)
+def test_a_bad_sentinel_uri_is_one_clear_line(uri: str, message: str) -> None:
+    with pytest.raises(SettingsError, match=message) as caught:
+        load_settings({"graph_uri": uri}, env_file=None)
+    assert caught.value.message.startswith("MEMEXD_GRAPH_URI: ")
+    assert uri not in caught.value.message  # it may hold a password
+
+
+@pytest.mark.parametrize("uri", [None, "bolt://localhost:7687"])
+def test_replicated_acknowledgements_need_a_falkordb_with_replicas(uri: str | None) -> None:
+    with pytest.raises(SettingsError, match="MEMEXD_WRITE_REPLICAS: needs a FalkorDB"):
+        load_settings({"graph_uri": uri, "write_replicas": 1}, env_file=None)
+
+
+def test_a_sentinel_uri_names_every_sentinel_and_the_service() -> None:
+    given = "redis+sentinel://u:p%40ss@a:1,[::1]:2,c/prod?sentinel_password=s"
+    settings = load_settings({"graph_uri": given, "write_replicas": 2}, env_file=None)
+    assert (settings.backend, settings.write_replicas) == ("falkordb", 2)
+    found = parse(given)
+    assert found.sentinels == (("a", 1), ("::1", 2), ("c", 26379))
+    assert (found.service, found.username, found.password) == ("prod", "u", "p@ss")
+    assert found.sentinel_password == "s"
+
+
+def test_node_refuses_bad_flags(tmp_path: Path) -> None:
+    for flags, said in [
+        (["replica", "--of", "nowhere"], "not HOST:PORT"),
+        (["sentinel", "--monitor", "127.0.0.1:1", "--quorum", "0"], "--quorum: must be at least 1"),
+        (["primary", "--port", "70000"], "--port: not a port"),
+    ]:
+        argv = ["node", *flags, "--dir", str(tmp_path / "n")]
+        if "--port" not in flags:
+            argv += ["--port", "7000"]
+        done = subprocess.run([*MEMEXD, *argv], capture_output=True, text=True, timeout=60)
+        assert done.returncode == 1, done
+        assert said in done.stderr
+
+
+async def test_writes_reach_the_primary_and_every_replica_holds_them(
+    nodes: topology.Topology,
+) -> None:
+    store = _store(nodes, replicas=2)
+    try:
+        for v in range(100):
+            await store.write(WRITE, {"v": v})
+        await store.write("MATCH (a:N), (b:N) WHERE b.v = a.v + 1 CREATE (a)-[:NEXT]->(b)", {})
+        await store.write("MATCH (n:N {v: 0}) RETURN n.v", {})  # and confirmed by both
+        primary = _dump(nodes.primary())
+        assert len(primary) == 100
+        assert primary[0] == [0, "NEXT", 1]
+        for node in nodes.data:
+            assert _dump(node) == primary
+    finally:
+        await store.close()
+
+
+async def test_a_write_no_replica_confirms_in_time_fails_clearly(
+    nodes: topology.Topology,
+) -> None:
+    store = _store(nodes, replicas=1, timeout_ms=500)
+    replicas = [n for n in nodes.data if n is not nodes.primary()]
+    try:
+        for node in replicas:
+            node.kill(signal.SIGSTOP)
+        with pytest.raises(NotReplicated, match="may or may not survive") as caught:
+            await store.write(WRITE, {"v": 1})
+        assert caught.value.code == "UNAVAILABLE"
+    finally:
+        for node in replicas:
+            node.kill(signal.SIGCONT)
+        await store.close()
+
+
+async def test_a_killed_primary_is_followed_and_no_acknowledged_write_is_lost(
+    nodes: topology.Topology,
+) -> None:
+    """Six writers through two stores (two memexd processes' worth); the
+    primary is killed under them; every write that was acknowledged is on
+    the new primary, and writing resumes without a restart."""
+    stores = [_store(nodes), _store(nodes)]
+    acknowledged: list[int] = []
+    refused: list[str] = []
+    killed = asyncio.Event()
+    resumed: list[float] = []
+
+    async def writer(n: int) -> None:
+        store, v = stores[n % 2], n * 1_000_000
+        while len(resumed) < 6:
+            v += 1
+            try:
+                await store.write(WRITE, {"v": v})
+            except StorageUnavailable as exc:
+                refused.append(exc.code)
+                await asyncio.sleep(0.05)
+                continue
+            acknowledged.append(v)
+            if killed.is_set() and time.monotonic() > killed_at[0] + 0.01:
+                resumed.append(time.monotonic())
+                return
+
+    killed_at = [0.0]
+    old = nodes.primary()
+    try:
+        tasks = [asyncio.create_task(writer(n)) for n in range(6)]
+        await asyncio.sleep(1.0)
+        old.kill()
+        killed_at[0] = time.monotonic()
+        killed.set()
+        await asyncio.wait_for(asyncio.gather(*tasks), 60)
+        new = nodes.primary()
+        assert new is not old
+        held = {row[0] for row in _dump(new)}
+        assert set(acknowledged) <= held, sorted(set(acknowledged) - held)[:10]
+        assert len(acknowledged) > 12
+        assert set(refused) <= {"UNAVAILABLE"}
+        assert min(resumed) - killed_at[0] < 20  # the Sentinels' timeout, and some
+    finally:
+        for store in stores:
+            await store.close()
+
+
+async def test_a_stopped_primary_that_comes_back_takes_no_write(
+    nodes: topology.Topology,
+) -> None:
+    """A primary stopped (SIGSTOP: cut off) is replaced; when it comes back
+    the Sentinels make it a replica, and memexd's next writes reach the new
+    primary, the old one only as a copy: nothing written is lost, even
+    with no replica confirming writes (memexd follows the Sentinels'
+    announcement, not the old primary's word)."""
+    store = _store(nodes, replicas=0)
+    old = nodes.primary()
+    try:
+        await store.write(WRITE, {"v": 1})
+        old.kill(signal.SIGSTOP)
+        deadline = time.monotonic() + 30
+        while (new := _announced(nodes, old)) is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.2)
+        assert new is not None
+        await asyncio.sleep(0.5)  # the announcement reaches memexd
+        old.kill(signal.SIGCONT)  # a primary still, in its own eyes
+        for v in range(2, 12):
+            await _write_through(store, v)
+        while old.client().execute_command("ROLE")[0] != "slave":
+            assert time.monotonic() < deadline + 30
+            await asyncio.sleep(0.2)
+        topology.wait_synced(nodes)
+        expected = list(range(1, 12))
+        assert [row[0] for row in _dump(new)] == expected
+        assert [row[0] for row in _dump(old)] == expected
+    finally:
+        old.kill(signal.SIGCONT)
+        await store.close()
+
+
+def _announced(nodes: topology.Topology, old: topology.Process) -> topology.Process | None:
+    """The new primary, once every Sentinel names it."""
+    named = {tuple(s.client().sentinel_get_master_addr_by_name(topology.SERVICE))
+             for s in nodes.sentinels}  # fmt: skip
+    if len(named) != 1:
+        return None
+    port = int(named.pop()[1])
+    return next((n for n in nodes.data if n.port == port and n is not old), None)
+
+
+async def _write_through(store: FalkorStore, v: int) -> None:
+    """A write, retried while memexd answers UNAVAILABLE (its caller's job)."""
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            await store.write(WRITE, {"v": v})
+            return
+        except StorageUnavailable:
+            assert time.monotonic() < deadline
+            await asyncio.sleep(0.1)
+
+
+def test_memexd_serves_through_the_sentinels(nodes: topology.Topology, tmp_path: Path) -> None:
+    """``memexd serve`` with a Sentinel URI: migrated, writing, reading."""
+    url, process = serve(tmp_path / "memexd", MEMEXD_GRAPH_URI=nodes.uri(),
+                         MEMEXD_WRITE_REPLICAS="1", MEMEXD_EMBEDDING="off")  # fmt: skip
+    try:
+        made = graphql(url, CREATE_ITEMS, i=item_rows(3))
+        assert not made.get("errors"), made
+        ids = [item["id"] for item in made["data"]["createItems"]["items"]]
+        found = graphql(url, "query($ids: [ID!]!) { items(filter: {ids: $ids}) { id } }", ids=ids)
+        assert sorted(i["id"] for i in found["data"]["items"]) == sorted(ids)
+    finally:
+        stop(process)
