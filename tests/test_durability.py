@@ -20,7 +20,7 @@ from redis.exceptions import ResponseError
 
 from memexd.errors import SettingsError
 from memexd.graph.embedded import EmbeddedFalkor
-from memexd.graph.errors import NotOnDisk
+from memexd.graph.errors import NotOnDisk, NotReplicated
 from memexd.graph.falkordb_connections import After, replies
 from memexd.settings import load_settings
 from tests.processes import (
@@ -66,6 +66,27 @@ async def test_an_unconfirmed_write_says_its_fate_is_unknown() -> None:
     with pytest.raises(NotOnDisk, match="may or may not survive") as caught:
         await replies(_Scripted("rows", [0, 0], 2), DURABLE)  # type: ignore[arg-type]
     assert caught.value.code == "UNAVAILABLE"
+
+
+async def test_a_replicated_write_waits_for_its_replicas_count() -> None:
+    """``MEMEXD_WRITE_REPLICAS=2``: the primary's disk, then ``WAIT 2``."""
+    replicated = After(b"", disk=True, replicas=2)
+    assert replicated.count == 3
+    assert await replies(_Scripted("rows", [1, 0], 2, 2), replicated) == "rows"  # type: ignore[arg-type]
+    with pytest.raises(NotReplicated, match="only 1 of the 2 replica") as caught:
+        await replies(_Scripted("rows", [1, 0], 1, 2), replicated)  # type: ignore[arg-type]
+    assert caught.value.code == "UNAVAILABLE"
+    alone = After(b"", replicas=1)  # MEMEXD_WRITE_ACK=engine: WAIT alone
+    assert await replies(_Scripted("rows", 1, 2), alone) == "rows"  # type: ignore[arg-type]
+
+
+def test_what_follows_a_write_is_asked_in_one_packet() -> None:
+    publish = b"*3\r\n$7\r\nPUBLISH\r\n$1\r\nc\r\n$1\r\n1\r\n"
+    both = After.behind(publish, disk=True, replicas=2, timeout_ms=500)
+    assert both.commands.startswith(b"*4\r\n$7\r\nWAITAOF\r\n$1\r\n1\r\n$1\r\n0\r\n")
+    assert b"$4\r\nWAIT\r\n$1\r\n2\r\n$3\r\n500\r\n" in both.commands
+    assert both.commands.endswith(publish)
+    assert After.behind(publish, disk=False, replicas=0, timeout_ms=500) == After(publish)
 
 
 async def test_a_failed_write_still_reads_its_confirmation() -> None:

@@ -359,4 +359,5 @@ async def _answers_unavailable(dead: GraphStore) -> None:
             response = await client.post("/graphql", json={"query": query})
             error = response.json()["errors"][0]
             assert error["extensions"] == {"code": "UNAVAILABLE"}, query
+            assert response.headers["retry-after"] == "1"  # a restart or a failover: soon
     await dead.close()

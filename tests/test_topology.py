@@ -14,7 +14,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import yaml
 
+from memexd.cli import _parser
 from memexd.errors import SettingsError, StorageUnavailable
 from memexd.graph.errors import NotReplicated
 from memexd.graph.falkordb import FalkorStore
@@ -242,3 +244,19 @@ def test_memexd_serves_through_the_sentinels(nodes: topology.Topology, tmp_path:
         assert sorted(i["id"] for i in found["data"]["items"]) == sorted(ids)
     finally:
         stop(process)
+
+
+def test_the_compose_topology_says_what_memexd_node_accepts() -> None:
+    """docker-compose.ha.yml (Docker does not run here): every node's command
+    parses, and its memexd settings load."""
+    compose = yaml.safe_load((Path(__file__).parent.parent / "docker-compose.ha.yml").read_text())
+    roles = []
+    for service in compose["services"].values():
+        if command := service.get("command"):
+            assert command[:2] == ["memexd", "node"]
+            roles.append(_parser().parse_args(command[1:]).role)
+        else:
+            settings = {k.removeprefix("MEMEXD_").lower(): v
+                        for k, v in service["environment"].items() if "${" not in v}  # fmt: skip
+            assert load_settings(settings, env_file=None).write_replicas == 1
+    assert sorted(roles) == ["primary", "replica", "replica", "sentinel", "sentinel", "sentinel"]

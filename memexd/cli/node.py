@@ -44,6 +44,8 @@ def add_parsers(commands: Any) -> list[argparse.ArgumentParser]:
         parser.add_argument("--port", type=int, required=True)
         parser.add_argument("--bind", default="127.0.0.1", help="address (default 127.0.0.1)")
         parser.add_argument("--password-file", type=Path, help="the nodes' shared password")
+        parser.add_argument("--announce", metavar="HOST",
+                            help="the name the others reach it by (a container's)")  # fmt: skip
     for parser in (primary, replica):
         parser.add_argument("--fsync", choices=("always", "everysec"), default="always",
                             help="when the log reaches the disk (always)")  # fmt: skip
@@ -90,7 +92,7 @@ def _node(args: argparse.Namespace) -> Node:
         args.dir.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise BadUserInput(f"--dir: {exc.strerror}") from None
-    return Node(args.dir.resolve(), args.port, args.bind, password)
+    return Node(args.dir.resolve(), args.port, args.bind, password, args.announce)
 
 
 def _address(text: str) -> Address:

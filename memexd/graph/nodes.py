@@ -44,6 +44,8 @@ class Node:
     port: int
     bind: str = "127.0.0.1"
     password: str | None = None
+    #: the name others reach it by, when not its address (a container's)
+    announce: str | None = None
 
 
 def data_node(
@@ -64,6 +66,8 @@ def data_node(
         argv += ["--min-replicas-to-write", str(min_replicas), "--min-replicas-max-lag", "10"]
     if node.password:
         argv += ["--requirepass", node.password, "--masterauth", node.password]
+    if node.announce:
+        argv += ["--replica-announce-ip", node.announce]
     return argv
 
 
@@ -89,6 +93,8 @@ def sentinel_config(
     ]
     if node.password:
         lines += [f"sentinel auth-pass {service} {node.password}", f"requirepass {node.password}"]
+    if node.announce:
+        lines += [f"sentinel announce-ip {node.announce}", "sentinel announce-hostnames yes"]
     return "\n".join(lines) + "\n"
 
 

@@ -45,7 +45,8 @@ __all__ = ["GraphQLApp", "Holder"]
 
 log = logging.getLogger("memexd.server")
 
-#: The headers of an answer the server had no capacity for.
+#: The headers of an answer the server had no capacity for, or whose engine
+#: was unavailable (an engine restarting, a failover).
 OVERLOADED = {"Retry-After": "1"}
 
 
@@ -158,13 +159,18 @@ class GraphQLApp(GraphQL[Context, None]):
                     raise TypeError(f"unexpected execution result {type(result).__name__}")
                 self.prepared.learn(data.query, data.operation_name, not result.errors)
         response_data = await self.process_result(request=request, result=result)
+        headers = None
         if result.errors:
             self._handle_errors(result.errors, response_data)
-            if any(isinstance(e.original_error, Overloaded) for e in result.errors):
+            causes = [e.original_error for e in result.errors]
+            if any(isinstance(cause, Overloaded) for cause in causes):
                 # more work than the server can do: as the connection cap says it
                 return Response(self.encode_json(response_data), 503, OVERLOADED,
                                 media_type="application/json")  # fmt: skip
-        return Response(self.encode_json(response_data), media_type="application/json")
+            if any(isinstance(cause, StorageUnavailable) for cause in causes):
+                headers = OVERLOADED  # the engine restarts, or a failover: soon again
+        return Response(self.encode_json(response_data), headers=headers,
+                        media_type="application/json")  # fmt: skip
 
     async def parse_http_body(
         self, request: AsyncHTTPRequestAdapter
