@@ -65,6 +65,9 @@ class Settings(BaseSettings):
     #: disk too under write_ack disk): FalkorDB with replicas only
     #: (docs/high-availability.md)
     write_replicas: int = Field(0, ge=0, le=16)
+    #: where read-only statements go: the primary, or its replicas (FalkorDB
+    #: behind Sentinels only; reads bring back the writes' bookmarks)
+    read_from: Literal["primary", "replicas"] = "primary"
     #: the embedded engine's fsync: by default "always" under write_ack disk
     #: (the disk acknowledgement waits for no timer), "everysec" under engine
     fsync: Literal["everysec", "always"] | None = None
@@ -173,6 +176,17 @@ class Settings(BaseSettings):
                 "needs a FalkorDB with replicas (MEMEXD_GRAPH_URI=redis://… or "
                 "redis+sentinel://…): the embedded engine has none, and memexd cannot use "
                 "Neo4j's clustering"
+            )
+        return value
+
+    @field_validator("read_from")
+    @classmethod
+    def _replica_reads_need_sentinels(cls, value: str, info: ValidationInfo) -> str:
+        uri = info.data.get("graph_uri")
+        if value == "replicas" and (uri is None or urlsplit(uri).scheme not in SENTINEL_SCHEMES):
+            raise ValueError(
+                "replicas needs a FalkorDB behind Sentinels (MEMEXD_GRAPH_URI=redis+sentinel://…), "
+                "which say where the replicas are"
             )
         return value
 

@@ -28,6 +28,7 @@ from strawberry.http.async_base_view import AsyncBaseHTTPView
 
 from memexd.errors import ResourceExhausted
 from memexd.graph import falkordb, falkordb_wire
+from memexd.graph.backstop import Backstop
 from memexd.graph.falkordb import FalkorStore
 from memexd.graph.falkordb_wire import encode_params
 from memexd.server.app import create_app
@@ -270,7 +271,7 @@ async def test_the_backstop_gives_up_on_a_silent_engine(
 async def test_one_backstop_timer_cancels_only_late_commands() -> None:
     """Short commands started across several firings of the one timer run
     to the end; long ones are cancelled soon after their deadline."""
-    backstop = falkordb._Backstop(0.2)
+    backstop = Backstop(0.2)
     loop = asyncio.get_running_loop()
 
     async def command(seconds: float) -> tuple[str, float]:

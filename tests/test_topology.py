@@ -13,22 +13,28 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import httpx
 import pytest
 import yaml
 
 from memexd.cli import _parser
 from memexd.errors import SettingsError, StorageUnavailable
+from memexd.graph import Graph, bookmarks
 from memexd.graph.errors import NotReplicated
 from memexd.graph.falkordb import FalkorStore
+from memexd.graph.migrations import migrate
 from memexd.graph.sentinel import parse
 from memexd.settings import load_settings
 from tests import topology
-from tests.processes import CREATE_ITEMS, MEMEXD, graphql, item_rows, serve, stop
+from tests.processes import CREATE_ITEMS, MEMEXD, item_rows, serve, stop
 
-DUMP = (
-    "MATCH (n) OPTIONAL MATCH (n)-[r]->(m) RETURN n.v AS v, type(r) AS t, m.v AS to ORDER BY v, to"
-)
+DUMP = ("MATCH (n:N) OPTIONAL MATCH (n)-[r]->(m) "
+        "RETURN n.v AS v, type(r) AS t, m.v AS to, properties(n) AS p ORDER BY v, to")  # fmt: skip
+#: A node with properties met after memexd's own (its item's, and new ones).
+PROPERTIES = ("CREATE (n:N {v: $v, scope: 's/', content: 'text', retracted: false, "
+              "seq: $v, fresh_name: 'f', other_name: $v * 2}) RETURN n.v AS v")  # fmt: skip
 WRITE = "CREATE (n:N {v: $v}) RETURN n.v AS v"
+READ = "MATCH (n:N {v: $v}) RETURN n.v AS v"
 
 
 @pytest.fixture
@@ -70,6 +76,12 @@ def test_replicated_acknowledgements_need_a_falkordb_with_replicas(uri: str | No
         load_settings({"graph_uri": uri, "write_replicas": 1}, env_file=None)
 
 
+@pytest.mark.parametrize("uri", [None, "redis://localhost:6379", "bolt://localhost:7687"])
+def test_reads_from_replicas_need_the_sentinels(uri: str | None) -> None:
+    with pytest.raises(SettingsError, match="MEMEXD_READ_FROM: replicas needs a FalkorDB behind"):
+        load_settings({"graph_uri": uri, "read_from": "replicas"}, env_file=None)
+
+
 def test_a_sentinel_uri_names_every_sentinel_and_the_service() -> None:
     given = "redis+sentinel://u:p%40ss@a:1,[::1]:2,c/prod?sentinel_password=s"
     settings = load_settings({"graph_uri": given, "write_replicas": 2}, env_file=None)
@@ -97,15 +109,23 @@ def test_node_refuses_bad_flags(tmp_path: Path) -> None:
 async def test_writes_reach_the_primary_and_every_replica_holds_them(
     nodes: topology.Topology,
 ) -> None:
+    """On memexd's schema (its migrations ran with the replicas attached),
+    every replica holds every node, property and relationship the primary
+    holds: property names are numbered alike (memexd/graph/keys.py)."""
+    # every write replicated as its effects (which name properties by number),
+    # as FalkorDB replicates a costly write such as createItems
+    nodes.primary().client().execute_command("GRAPH.CONFIG", "SET", "EFFECTS_THRESHOLD", 0)
     store = _store(nodes, replicas=2)
     try:
+        await migrate(Graph(store))
         for v in range(100):
-            await store.write(WRITE, {"v": v})
+            await store.write(PROPERTIES, {"v": v})
         await store.write("MATCH (a:N), (b:N) WHERE b.v = a.v + 1 CREATE (a)-[:NEXT]->(b)", {})
         await store.write("MATCH (n:N {v: 0}) RETURN n.v", {})  # and confirmed by both
         primary = _dump(nodes.primary())
         assert len(primary) == 100
-        assert primary[0] == [0, "NEXT", 1]
+        assert primary[0][:2] == [0, "NEXT"]
+        assert "retracted: false" in str(primary[0][3])
         for node in nodes.data:
             assert _dump(node) == primary
     finally:
@@ -233,17 +253,82 @@ async def _write_through(store: FalkorStore, v: int) -> None:
 
 
 def test_memexd_serves_through_the_sentinels(nodes: topology.Topology, tmp_path: Path) -> None:
-    """``memexd serve`` with a Sentinel URI: migrated, writing, reading."""
+    """``memexd serve`` with a Sentinel URI, reading from replicas: migrated,
+    writing, and a read that brings back the write's bookmark finds it."""
     url, process = serve(tmp_path / "memexd", MEMEXD_GRAPH_URI=nodes.uri(),
-                         MEMEXD_WRITE_REPLICAS="1", MEMEXD_EMBEDDING="off")  # fmt: skip
+                         MEMEXD_WRITE_REPLICAS="1", MEMEXD_READ_FROM="replicas",
+                         MEMEXD_EMBEDDING="off")  # fmt: skip
     try:
-        made = graphql(url, CREATE_ITEMS, i=item_rows(3))
-        assert not made.get("errors"), made
-        ids = [item["id"] for item in made["data"]["createItems"]["items"]]
-        found = graphql(url, "query($ids: [ID!]!) { items(filter: {ids: $ids}) { id } }", ids=ids)
+        made = httpx.post(f"{url}/graphql", json={"query": CREATE_ITEMS, "variables": {
+            "i": item_rows(3)}})  # fmt: skip
+        body = made.json()
+        assert not body.get("errors"), body
+        token = made.headers["memexd-bookmarks"]
+        assert token.startswith("falkordb:")
+        ids = [item["id"] for item in body["data"]["createItems"]["items"]]
+        found = httpx.post(f"{url}/graphql", headers={"Memexd-Bookmarks": token}, json={
+            "query": "query($ids: [ID!]!) { items(filter: {ids: $ids}) { id } }",
+            "variables": {"ids": ids}}).json()  # fmt: skip
         assert sorted(i["id"] for i in found["data"]["items"]) == sorted(ids)
+        assert sum(_calls(node, "graph.RO_QUERY") for node in nodes.data) > 0
     finally:
         stop(process)
+
+
+async def test_reads_go_to_replicas_and_a_bookmark_reads_its_write(
+    nodes: topology.Topology,
+) -> None:
+    """Reads spread over the replicas; a read that brings back a write's
+    bookmark (another memexd's: another store) sees that write, on a
+    replica that has it or else on the primary."""
+    writer = FalkorStore.connect(uri=nodes.uri(), graph="g", durable=True, read_replicas=True)
+    reader = FalkorStore.connect(uri=nodes.uri(), graph="g", durable=True, read_replicas=True)
+    try:
+        for v in range(20):
+            await writer.write(WRITE, {"v": v})
+        await asyncio.gather(*(reader.read(READ, {"v": v}) for v in range(20)))
+        assert reader.replica_reads == 20
+        served = [_calls(node, "graph.RO_QUERY") for node in nodes.data]
+        assert served[nodes.data.index(nodes.primary())] == 0
+        assert sum(served) == 20
+        for v in range(100, 110):
+            token = await _written(writer, v)
+            assert token.startswith("falkordb:")
+            assert await _read_after(reader, token, v) == [{"v": v}]
+        # a position no replica has reached: the primary answers
+        primary_reads = _calls(nodes.primary(), "graph.RO_QUERY")
+        ahead = f"falkordb:{int(token.removeprefix('falkordb:')) + 10**9}"
+        assert await _read_after(reader, ahead, 5) == [{"v": 5}]
+        assert reader.replica_behind == 1
+        assert _calls(nodes.primary(), "graph.RO_QUERY") == primary_reads + 1
+    finally:
+        await writer.close()
+        await reader.close()
+
+
+async def _written(store: FalkorStore, v: int) -> str:
+    """Write ``v``; the bookmark the write left."""
+    state, bound = bookmarks.bind(None)
+    try:
+        await store.write(WRITE, {"v": v})
+    finally:
+        bookmarks.unbind(bound)
+    (token,) = state.latest
+    return token
+
+
+async def _read_after(store: FalkorStore, token: str, v: int) -> list[dict[str, object]]:
+    """Read ``v`` as a request that brought back ``token`` does."""
+    _, bound = bookmarks.bind(token)
+    try:
+        return await store.read(READ, {"v": v})
+    finally:
+        bookmarks.unbind(bound)
+
+
+def _calls(node: topology.Process, command: str) -> int:
+    stats = node.client().info("commandstats")
+    return int(stats.get(f"cmdstat_{command}", {}).get("calls", 0))
 
 
 def test_the_compose_topology_says_what_memexd_node_accepts() -> None:

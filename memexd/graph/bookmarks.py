@@ -1,11 +1,15 @@
-"""Neo4j bookmarks of one request: read your own writes across replicas.
+"""Bookmarks of one request: read your own writes across replicas.
 
 A client that writes through one memexd replica and reads through another
 sends back the bookmarks it was given (``Memexd-Bookmarks``); every
 transaction of its next request starts only once the database it runs on has
 caught up with them. What a request's transactions leave is given to the
-client in the response's header of the same name. FalkorDB has no bookmarks:
-there the header is neither needed nor sent.
+client in the response's header of the same name.
+
+On Neo4j they are Neo4j's own. On FalkorDB they are needed only when reads go
+to the engine's replicas (``MEMEXD_READ_FROM=replicas``): a write leaves the
+primary's replication position (``falkordb:<offset>``), and a read that
+brings it back runs on a replica only once that replica has reached it.
 """
 
 from __future__ import annotations
@@ -27,12 +31,16 @@ __all__ = [
     "given",
     "hand_on",
     "parse",
+    "position",
+    "reached",
     "seen",
     "unbind",
 ]
 
 #: The request and response header.
 HEADER = "Memexd-Bookmarks"
+#: A FalkorDB position's prefix.
+_FALKOR = "falkordb:"
 #: Neo4j's bookmarks are short base64-like tokens; a client sends back what it got.
 _TOKEN = re.compile(r"^[A-Za-z0-9:+/=_.-]{1,512}$")
 _MAX_TOKENS = 16
@@ -102,3 +110,19 @@ def seen(bookmarks: neo4j.Bookmarks) -> None:
     state = _current.get()
     if state is not None and bookmarks.raw_values:
         state.latest = tuple(sorted(bookmarks.raw_values))
+
+
+def position() -> int:
+    """The furthest FalkorDB replication position the request brought back (0: none)."""
+    state = _current.get()
+    if state is None:
+        return 0
+    offsets = (t.removeprefix(_FALKOR) for t in state.given if t.startswith(_FALKOR))
+    return max((int(o) for o in offsets if o.isdigit()), default=0)
+
+
+def reached(offset: int) -> None:
+    """Record where a FalkorDB write left the primary, for the response."""
+    state = _current.get()
+    if state is not None:
+        state.latest = (f"{_FALKOR}{offset}",)

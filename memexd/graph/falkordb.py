@@ -11,7 +11,7 @@ the client's ~60 µs on a point read) that memexd does not use.
 from __future__ import annotations
 
 import asyncio
-import math
+import contextlib
 from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
@@ -21,10 +21,11 @@ from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
 from redis.asyncio.sentinel import SentinelManagedConnection
 from redis.backoff import NoBackoff
-from redis.exceptions import RedisError
+from redis.exceptions import RedisError, ResponseError
 
-from memexd.errors import ResourceExhausted
-from memexd.graph import sentinel
+from memexd.errors import ResourceExhausted, StorageUnavailable
+from memexd.graph import bookmarks, sentinel
+from memexd.graph.backstop import Backstop
 from memexd.graph.errors import (
     ConnectionLost,
     EngineUnreachable,
@@ -82,12 +83,13 @@ class FalkorStore:
         gate: Gate | None = None,
         durable: bool = False,
         replicas: int = 0,
+        reading: Connections | None = None,
     ) -> None:
         self._connections = connections
         self._graph = graph
         self._timeout = timeout_ms
         # a backstop for an engine that stops answering: its own timeout answers first
-        self._backstop = _Backstop(
+        self._backstop = Backstop(
             None if timeout_ms is None else timeout_ms / 1000 + _BACKSTOP_MARGIN
         )
         self._engine = engine
@@ -104,12 +106,17 @@ class FalkorStore:
         }
         self._tail = b"\r\n" + pack_args(options)
         self._durable, self._replicas = durable, replicas
-        # behind every write: its confirmation (on disk, by replicas), then a
-        # PUBLISH that wakes the feed of every memexd on this graph
-        # (memexd.graph.notices)
+        #: connections to replicas, for reads (MEMEXD_READ_FROM=replicas)
+        self._reading = reading
+        #: reads a replica answered; reads a replica was behind for (the primary answered)
+        self.replica_reads = self.replica_behind = 0
+        # behind every write: its confirmation (on disk, by replicas), its
+        # position when replicas are read (a bookmark), then a PUBLISH that
+        # wakes the feed of every memexd on this graph (memexd.graph.notices)
         self._after_write = After.behind(
             pack(["PUBLISH", written(graph), "1"]),
             disk=durable, replicas=replicas, timeout_ms=timeout_ms or _CONFIRM_MS,
+            position=reading is not None,
         )  # fmt: skip
 
     @classmethod
@@ -126,6 +133,7 @@ class FalkorStore:
         engine: Supervised | None = None,
         durable: bool = False,
         replicas: int = 0,
+        read_replicas: bool = False,
     ) -> FalkorStore:
         options: dict[str, Any] = {
             "decode_responses": True,
@@ -137,12 +145,16 @@ class FalkorStore:
             "socket_timeout": None,
         }
         kind: type[AbstractConnection]
+        reading = None
         if unix_socket is not None:
             kind, options = UnixDomainSocketConnection, {"path": unix_socket, **options}
         elif urlparse(uri or "").scheme in sentinel.SCHEMES:
             topology = sentinel.parse(uri or "")
             options |= {"username": topology.username, "password": topology.password or password}
             engine = sentinel.Primary(topology, options)
+            if read_replicas:
+                reading = Connections(SentinelManagedConnection,
+                                      {"connection_pool": engine.replicas, **options})  # fmt: skip
             kind, options = SentinelManagedConnection, {"connection_pool": engine.pool, **options}
         else:
             parsed = urlparse(uri or "")
@@ -155,7 +167,7 @@ class FalkorStore:
             }
         gate = Gate(pool_size, pool_wait_ms / 1000)
         connections = Connections(kind, options)
-        return cls(connections, graph, timeout_ms, engine, gate, durable, replicas)
+        return cls(connections, graph, timeout_ms, engine, gate, durable, replicas, reading)
 
     @property
     def graph_name(self) -> str:
@@ -164,7 +176,7 @@ class FalkorStore:
     def with_graph(self, graph: str) -> FalkorStore:
         """Another graph on the same server and connection pool."""
         return FalkorStore(self._connections, graph, self._timeout, self._engine, self._gate,
-                           self._durable, self._replicas)  # fmt: skip
+                           self._durable, self._replicas, self._reading)  # fmt: skip
 
     async def read(self, text: str, params: Params) -> list[Row]:
         return await self._run(text, params, read_only=True)
@@ -199,6 +211,9 @@ class FalkorStore:
     async def _run(self, text: str, params: Params, *, read_only: bool) -> list[Row]:
         query = header(params) + encoded(text)
         command = self._heads[read_only] + b"$%d\r\n" % len(query) + query + self._tail
+        if read_only and self._reading is not None:
+            with contextlib.suppress(StorageUnavailable):  # no replica, or behind: the primary
+                return await self._send(command, via=self._reading, position=bookmarks.position())
         after = None if read_only else self._after_write
         try:
             return await self._send(command, after)
@@ -222,8 +237,16 @@ class FalkorStore:
                 raise
         await self._send(command)
 
-    async def _send(self, command: bytes, after: After | None = None) -> list[Row]:
-        """Run one command, packed (see :func:`~memexd.graph.falkordb_wire.pack`)."""
+    async def _send(
+        self,
+        command: bytes,
+        after: After | None = None,
+        *,
+        via: Connections | None = None,
+        position: int = 0,
+    ) -> list[Row]:
+        """Run one command, packed (see :func:`~memexd.graph.falkordb_wire.pack`);
+        ``via`` replicas' connections, on one that has reached ``position``."""
         engine = self._engine
         if engine is not None and engine.restarts != self._restarts:
             # connections kept from before a restart point at a dead process
@@ -233,7 +256,9 @@ class FalkorStore:
         watched = self._backstop.watch()
         try:
             with falkordb_errors():
-                return rows(await self._connections.run(command, after))
+                if via is None:
+                    return rows(await self._connections.run(command, after))
+                return rows(await self._on_replica(via, command, position))
         except MissingGraph:
             return []  # nothing written yet: every read is empty
         except asyncio.CancelledError:
@@ -245,6 +270,21 @@ class FalkorStore:
         finally:
             self._backstop.unwatch(watched)
             self._gate.leave()
+
+    async def _on_replica(self, via: Connections, command: bytes, position: int) -> Any:
+        if not position:
+            reply = await via.run(command)
+        else:
+            role, reply = await via.run_behind_role(command)
+            # a replica says ["slave", host, port, state, offset]; with no
+            # replica up the primary answers, and is never behind
+            if role[0] == "slave" and int(role[4]) < position:
+                self.replica_behind += 1
+                raise _Behind("this replica has not reached the write the caller brought back")
+            if isinstance(reply, ResponseError):
+                raise reply  # a graph it has not got yet is empty only once it is not behind
+        self.replica_reads += 1
+        return reply
 
     async def listen_writes(self, wake: Callable[[], None]) -> None:
         """Call ``wake`` at each write announced on this graph (by any
@@ -269,57 +309,6 @@ class FalkorStore:
         return self._engine is not None and await self._engine.wait_ready(_RESTART_WAIT)
 
 
-class _Backstop:
-    """Cancels a command still running ``seconds`` after it was sent: an
-    engine that stopped answering (its own query timeout answers first).
-
-    One timer for all commands in flight, re-armed for the oldest when it
-    fires: a timer per command (``asyncio.timeout`` on uvloop) costs ~5 µs.
-    A command is cancelled at the first firing after its deadline, never
-    before; as with ``asyncio.timeout``, only the backstop's own
-    cancellation counts as expiry (``Task.uncancel``).
-    """
-
-    def __init__(self, seconds: float | None) -> None:
-        self.seconds = seconds
-        #: task -> (deadline, the task's cancellation count when watched)
-        self._running: dict[asyncio.Task[Any], tuple[float, int]] = {}
-        self._expired: set[asyncio.Task[Any]] = set()
-        self._timer: asyncio.TimerHandle | None = None
-
-    def watch(self) -> asyncio.Task[Any] | None:
-        task = asyncio.current_task()
-        if task is None or self.seconds is None:
-            return None
-        loop = task.get_loop()
-        deadline = loop.time() + self.seconds
-        self._running[task] = (deadline, task.cancelling())
-        if self._timer is None:
-            self._timer = loop.call_at(deadline, self._check, loop)
-        return task
-
-    def expired(self, task: asyncio.Task[Any] | None) -> bool:
-        """Whether the backstop cancelled ``task`` (and nobody else did)."""
-        if task is None or task not in self._expired:
-            return False
-        _, cancelling = self._running[task]
-        return task.uncancel() <= cancelling
-
-    def unwatch(self, task: asyncio.Task[Any] | None) -> None:
-        # the timer stays: cancelling and re-arming it per command is what it saves
-        if task is not None:
-            del self._running[task]
-            self._expired.discard(task)
-
-    def _check(self, loop: asyncio.AbstractEventLoop) -> None:
-        self._timer = None
-        now, next_deadline = loop.time(), math.inf
-        for task, (deadline, _) in self._running.items():
-            if deadline <= now:
-                if task not in self._expired:
-                    self._expired.add(task)
-                    task.cancel()
-            else:
-                next_deadline = min(next_deadline, deadline)
-        if next_deadline < math.inf:
-            self._timer = loop.call_at(next_deadline, self._check, loop)
+class _Behind(StorageUnavailable):
+    """A replica that has not yet applied what the caller read after: the
+    primary answers instead."""

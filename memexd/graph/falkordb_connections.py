@@ -10,6 +10,7 @@ connection is used again.
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -19,11 +20,15 @@ from redis.asyncio.connection import AbstractConnection
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 
+from memexd.graph import bookmarks
 from memexd.graph.errors import EngineUnreachable, NotOnDisk, NotReplicated
 from memexd.graph.falkordb_wire import pack
 
 __all__ = ["After", "Connections", "replies"]
 
+_ROLE = pack(["ROLE"])
+#: How a packet's replies are read off its connection.
+Reader = Callable[[AbstractConnection], Awaitable[Any]]
 #: What a Sentinel-managed connection raises on ``READONLY``: the node it
 #: took for the primary was demoted.
 _DEMOTED = "The previous master is now a slave"
@@ -45,6 +50,16 @@ class Connections:
         """Send one packed command and read its reply, as redis-py's client
         does with no retries (errors come as redis-py raises them); with the
         commands ``after`` it in the same packet, once they have answered."""
+        trailer = b"" if after is None else after.commands
+        return await self._use(command + trailer, partial(replies, after=after))
+
+    async def run_behind_role(self, command: bytes) -> tuple[list[Any], Any]:
+        """``ROLE``, then a read-only command, in one packet: where the node
+        stood just before the command ran (a replica's position) and the
+        command's reply."""
+        return await self._use(_ROLE + command, _role_and_reply)  # type: ignore[no-any-return]
+
+    async def _use(self, packet: bytes, read: Reader) -> Any:
         if self._idle:
             connection = self._idle.pop()
         else:
@@ -53,10 +68,9 @@ class Connections:
         try:
             if not connection.is_connected:
                 await connection.connect()  # type: ignore[no-untyped-call]
-            trailer = b"" if after is None else after.commands
-            await connection.send_packed_command(command + trailer, check_health=False)
-            reply = await replies(connection, after)
-        except (ResponseError, NotOnDisk):
+            await connection.send_packed_command(packet, check_health=False)
+            reply = await read(connection)
+        except (ResponseError, NotOnDisk, NotReplicated):
             self._idle.append(connection)  # every reply was read
             raise
         except BaseException:
@@ -104,9 +118,14 @@ class After:
     commands: bytes
     disk: bool = False
     replicas: int = 0
+    #: a ``ROLE`` too: the primary's replication position after the write,
+    #: handed to the caller as a bookmark (reads from replicas)
+    position: bool = False
 
     @classmethod
-    def behind(cls, publish: bytes, *, disk: bool, replicas: int, timeout_ms: int) -> After:
+    def behind(
+        cls, publish: bytes, *, disk: bool, replicas: int, timeout_ms: int, position: bool = False
+    ) -> After:
         """What follows a write, confirmed as asked. A replica's own disk is
         not waited for: it fsyncs what it applies at once, but says so only
         at its next once-a-second report (``WAITAOF 1 1`` took 0.1-1 s a
@@ -114,11 +133,11 @@ class After:
         confirm = pack(["WAITAOF", 1, 0, timeout_ms]) if disk else b""
         if replicas:
             confirm += pack(["WAIT", replicas, timeout_ms])
-        return cls(confirm + publish, disk, replicas)
+        return cls(confirm + (_ROLE if position else b"") + publish, disk, replicas, position)
 
     @property
     def count(self) -> int:
-        return 1 + self.disk + (self.replicas > 0)
+        return 1 + self.disk + (self.replicas > 0) + self.position
 
 
 async def replies(connection: AbstractConnection, after: After | None) -> Any:
@@ -137,24 +156,38 @@ async def replies(connection: AbstractConnection, after: After | None) -> Any:
         if isinstance(answer, ResponseError):
             raise answer
     if after is not None:
-        _confirmed(after, answers[1:])
+        rest = answers[1:]
+        _confirmed(after, rest)
+        if after.position:
+            bookmarks.reached(int(rest[-2][1]))  # ROLE: ["master", offset, replicas]
     return answers[0]
 
 
 def _confirmed(after: After, answers: list[Any]) -> None:
     """Raise unless the confirmations' ``answers`` say what ``after`` asked."""
     if after.disk:
-        on_disk = answers.pop(0)
+        on_disk = answers[0]
         if not on_disk or int(on_disk[0]) < 1:
             raise NotOnDisk(
                 "the engine did not confirm in time that the write reached its log on disk; "
                 "it may or may not survive a restart of the engine"
             )
-    if after.replicas and int(answers[0]) < after.replicas:
+    held = answers[after.disk]
+    if after.replicas and int(held) < after.replicas:
         raise NotReplicated(
-            f"only {int(answers[0])} of the {after.replicas} replica(s) required confirmed the "
+            f"only {int(held)} of the {after.replicas} replica(s) required confirmed the "
             "write in time; it may or may not survive the loss of the primary"
         )
+
+
+async def _role_and_reply(connection: AbstractConnection) -> tuple[list[Any], Any]:
+    """``ROLE``'s answer and the command's (an error answered is returned:
+    whether the node was behind decides first what it means)."""
+    role = await _settled(connection)
+    reply = await _settled(connection)
+    if isinstance(role, ResponseError):
+        raise role
+    return role, reply
 
 
 async def _settled(connection: AbstractConnection) -> Any:

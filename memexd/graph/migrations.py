@@ -18,6 +18,7 @@ from importlib.abc import Traversable
 from memexd.errors import SchemaExists
 from memexd.graph import Graph
 from memexd.graph.falkordb import FalkorStore
+from memexd.graph.keys import property_names
 
 __all__ = ["Migration", "discover", "migrate", "pending"]
 
@@ -68,6 +69,10 @@ async def migrate(graph: Graph, upto: int | None = None) -> list[Migration]:
     """Apply pending migrations in order (those up to version ``upto``, when
     given); return the ones applied."""
     applied = []
+    if graph.backend == "falkordb":
+        # replicas attached now number property names as the primary does
+        await graph.write("keys_register", {"keys": dict.fromkeys(property_names(), 0)})
+        await graph.write("keys_unregister", {})
     for migration in await pending(graph):
         if upto is not None and migration.version > upto:
             break

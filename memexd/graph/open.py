@@ -108,6 +108,7 @@ def _external(settings: Settings) -> GraphStore:
                 pool_wait_ms=settings.pool_wait_ms,
                 durable=settings.write_ack == "disk",
                 replicas=settings.write_replicas,
+                read_replicas=settings.read_from == "replicas",
             )
         return Neo4jStore.connect(
             uri,

@@ -109,10 +109,19 @@ class Primary:
             sentinel_kwargs={"password": topology.sentinel_password, **asking},
         )
         self._options = options
-        #: the pool redis-py's Sentinel-managed connections ask for the primary
+        #: the pools redis-py's Sentinel-managed connections ask for the
+        #: primary, and for a replica (in turn; the primary when none answers)
         self.pool = SentinelConnectionPool(self.service, self._sentinel, **options)  # type: ignore[no-untyped-call]
+        self.replicas = SentinelConnectionPool(
+            self.service, self._sentinel, is_master=False, **options
+        )  # type: ignore[no-untyped-call]
         self._failovers = 0
         self._listener: asyncio.Task[None] | None = None
+
+    def _pool(self, *, is_master: bool) -> SentinelConnectionPool:
+        return SentinelConnectionPool(  # type: ignore[no-untyped-call]
+            self.service, self._sentinel, is_master=is_master, **self._options
+        )
 
     @property
     def restarts(self) -> int:
@@ -183,6 +192,7 @@ class Primary:
         for client in self._sentinel.sentinels:
             await client.aclose()
         await self.pool.disconnect()
+        await self.replicas.disconnect()
 
 
 async def _answers(address: tuple[str, int], options: dict[str, Any]) -> bool:

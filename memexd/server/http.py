@@ -125,8 +125,9 @@ class Shortcut:
 class BookmarkHeader:
     """Read your writes across replicas: the request's ``Memexd-Bookmarks``
     header binds its transactions to start after those, and the bookmarks
-    they leave go back in the response's header of the same name (Neo4j;
-    see :mod:`memexd.graph.bookmarks`). A malformed header is 400."""
+    they leave go back in the response's header of the same name (Neo4j, and
+    FalkorDB read from its replicas; see :mod:`memexd.graph.bookmarks`). A
+    malformed header is 400."""
 
     _NAME = bookmarks.HEADER.lower().encode()
 
