@@ -3,6 +3,9 @@
 
 - the write latency of each acknowledgement setting (p50/p99 over
   sequential ``CREATE``s through memexd's store, on the same topology);
+- point reads per second from 16 concurrent readers for ``--seconds``,
+  on the primary alone and on two replicas (``MEMEXD_READ_FROM=replicas``),
+  with the CPU each read cost this process and each engine;
 - failover: a primary, two replicas and three Sentinels (``memexd node``,
   ``--down-after-ms`` as given); the primary is killed (``kill -9``) while a
   writer writes, and the time from the kill to the first acknowledged write
@@ -16,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -56,6 +60,42 @@ async def latencies(nodes: topology.Topology, writes: int) -> None:
         print(f"  {name:32} p50 {cuts[49]:6.2f}  p99 {cuts[98]:6.2f}")
 
 
+def _cpu(pid: int) -> float:
+    """Seconds of CPU ``pid`` has used."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def reads(nodes: topology.Topology, seconds: float) -> None:
+    print(f"point reads, 16 readers, {seconds:.0f} s each (CPU per read, µs):")
+    seed = _store(nodes, True, 0)
+    await seed.write("UNWIND range(1, 1000) AS v CREATE (:R {v: v})", {})
+    await seed.write("CREATE INDEX FOR (n:R) ON (n.v)", {})
+    await seed.close()
+    pids = [(n.role, n.process.pid) for n in nodes.data if n.process is not None]
+    for where, replicas in (("primary alone", False), ("two replicas", True)):
+        store = FalkorStore.connect(uri=nodes.uri(), graph="bench", read_replicas=replicas)
+        before = [_cpu(pid) for _, pid in pids] + [time.process_time()]
+        counts = await asyncio.gather(*(_reader(store, seconds) for _ in range(16)))
+        after = [_cpu(pid) for _, pid in pids] + [time.process_time()]
+        done = sum(counts)
+        spent = [(b - a) / done * 1e6 for a, b in zip(before, after, strict=True)]
+        engines = ", ".join(
+            f"{role} {s:.0f}" for (role, _), s in zip(pids, spent[:-1], strict=True)
+        )
+        print(f"  {where:14} {done / seconds:7.0f}/s; memexd {spent[-1]:.0f}, {engines}")
+        await store.close()
+
+
+async def _reader(store: FalkorStore, seconds: float) -> int:
+    """Point reads one after another for ``seconds``; how many."""
+    done, stop = 0, time.monotonic() + seconds
+    while time.monotonic() < stop:
+        await store.read("MATCH (n:R {v: $v}) RETURN n.v AS v", {"v": done % 1000 + 1})
+        done += 1
+    return done
+
+
 async def failover(root: Path) -> tuple[float, int, int]:
     """Seconds from the kill to the next acknowledged write; acknowledged
     writes; how many of them the new primary lacks."""
@@ -94,12 +134,14 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=10)
     parser.add_argument("--writes", type=int, default=500)
+    parser.add_argument("--seconds", type=float, default=10.0)
     args = parser.parse_args()
     print(f"Sentinels' down-after-milliseconds: {topology.DOWN_AFTER_MS}")
     with tempfile.TemporaryDirectory() as scratch:
         nodes = topology.start(Path(scratch) / "latency")
         try:
             await latencies(nodes, args.writes)
+            await reads(nodes, args.seconds)
         finally:
             nodes.stop()
         gaps, lost = [], 0
