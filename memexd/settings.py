@@ -170,8 +170,7 @@ class Settings(BaseSettings):
     @field_validator("write_replicas")
     @classmethod
     def _replicas_need_falkordb(cls, value: int, info: ValidationInfo) -> int:
-        uri = info.data.get("graph_uri")
-        if value and (uri is None or urlsplit(uri).scheme not in GRAPH_SCHEMES["falkordb"]):
+        if value and _scheme(info) not in GRAPH_SCHEMES["falkordb"]:
             raise ValueError(
                 "needs a FalkorDB with replicas (MEMEXD_GRAPH_URI=redis://… or "
                 "redis+sentinel://…): the embedded engine has none, and memexd cannot use "
@@ -182,8 +181,7 @@ class Settings(BaseSettings):
     @field_validator("read_from")
     @classmethod
     def _replica_reads_need_sentinels(cls, value: str, info: ValidationInfo) -> str:
-        uri = info.data.get("graph_uri")
-        if value == "replicas" and (uri is None or urlsplit(uri).scheme not in SENTINEL_SCHEMES):
+        if value == "replicas" and _scheme(info) not in SENTINEL_SCHEMES:
             raise ValueError(
                 "replicas needs a FalkorDB behind Sentinels (MEMEXD_GRAPH_URI=redis+sentinel://…), "
                 "which say where the replicas are"
@@ -262,6 +260,12 @@ class Settings(BaseSettings):
 
     def password(self) -> str | None:
         return None if self.graph_password is None else self.graph_password.get_secret_value()
+
+
+def _scheme(info: ValidationInfo) -> str:
+    """The scheme of the graph URI validated so far ("" for the embedded engine)."""
+    uri = info.data.get("graph_uri")
+    return urlsplit(uri).scheme if uri else ""
 
 
 def load_settings(
