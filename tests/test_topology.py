@@ -26,6 +26,9 @@ from memexd.graph.migrations import migrate
 from memexd.graph.sentinel import parse
 from memexd.settings import load_settings
 from tests import topology
+from tests.feed_client import CREATE as FEED_CREATE
+from tests.feed_client import Writer
+from tests.feed_client import client as feed_client
 from tests.processes import CREATE_ITEMS, MEMEXD, item_rows, serve, stop
 
 DUMP = ("MATCH (n:N) OPTIONAL MATCH (n)-[r]->(m) "
@@ -345,3 +348,58 @@ def test_the_compose_topology_says_what_memexd_node_accepts() -> None:
                         for k, v in service["environment"].items() if "${" not in v}  # fmt: skip
             assert load_settings(settings, env_file=None).write_replicas == 1
     assert sorted(roles) == ["primary", "replica", "replica", "sentinel", "sentinel", "sentinel"]
+
+
+async def test_the_feed_of_another_memexd_runs_through_a_failover_without_gap_or_duplicate(
+    nodes: topology.Topology, tmp_path: Path
+) -> None:
+    """Writes through one memexd, a subscriber on another; the primary is
+    killed halfway: the subscriber gets exactly the events the log holds
+    afterwards, in order, and the log holds every acknowledged write's."""
+    env = {"MEMEXD_GRAPH_URI": nodes.uri(), "MEMEXD_WRITE_REPLICAS": "1", "MEMEXD_WORKERS": "1",
+           "MEMEXD_EMBEDDING": "off", "MEMEXD_LOG_LEVEL": "critical"}  # fmt: skip
+    writing, writer_process = serve(tmp_path / "a", **env)
+    reading, reader_process = serve(tmp_path / "b", **env)
+    writer, acknowledged = Writer(writing), []
+    try:
+        start = await _log_after(writer, None)
+        after = start[-1] if start else None
+        async with feed_client(reading) as feed:
+            await feed.subscribe("1", after=after)
+            old = nodes.primary()
+            for n in range(40):
+                if n == 20:
+                    old.kill()
+                acknowledged += await _create_through(writer, n)
+            log = await _log_after(writer, after)
+            got = [e["id"] for e in await feed.events(len(log))]
+            await feed.nothing_more(1.0)
+        assert got == log
+        assert set(acknowledged) <= set(got)
+        assert nodes.primary() is not old
+    finally:
+        await writer.http.aclose()
+        stop(writer_process)
+        stop(reader_process)
+
+
+async def _create_through(writer: Writer, n: int) -> list[str]:
+    """Create one item, sending again while the answer is UNAVAILABLE; its
+    events' ids once acknowledged."""
+    deadline = time.monotonic() + 60
+    while True:
+        rows = item_rows(1, content={"n": n})
+        sent = await writer.http.post("/graphql", json={"query": FEED_CREATE,
+                                                        "variables": {"i": rows}})  # fmt: skip
+        answer = sent.json()
+        if not answer.get("errors"):
+            return [e["id"] for e in answer["data"]["createItems"]["events"]]
+        assert {e["extensions"]["code"] for e in answer["errors"]} == {"UNAVAILABLE"}, answer
+        assert time.monotonic() < deadline
+        await asyncio.sleep(0.1)
+
+
+async def _log_after(writer: Writer, after: str | None) -> list[str]:
+    """The ids of the log's events after ``after`` (all, when None)."""
+    query = "query($a: ID) { events(after: $a, limit: 1000) { id } }"
+    return [e["id"] for e in (await writer.ok(query, a=after))["events"]]
