@@ -132,28 +132,32 @@ class Primary:
         return self._failovers
 
     def _moved(self, address: tuple[str, int]) -> None:
+        """The primary is at ``address``: a change is a failover to the store
+        (it drops connections made before; once too many is harmless)."""
         if address != self.address:
-            if self.address is not None:
-                self._failovers += 1
+            self._failovers += 1
             self.address = address
 
     async def _listen(self) -> None:
-        """Follow ``+switch-master`` on one Sentinel after another, for good."""
+        """Follow ``+switch-master`` on every Sentinel (the one that led the
+        failover announces it at once; the others may not)."""
+        await asyncio.gather(*(self._follow(host, port) for host, port in self._topology.sentinels))
+
+    async def _follow(self, host: str, port: int) -> None:
         while True:
-            for host, port in self._topology.sentinels:
-                client = aioredis.Redis(
-                    host=host, port=port, password=self._topology.sentinel_password,
-                    socket_connect_timeout=_ASK_S,
-                )  # fmt: skip
-                try:
-                    async with client.pubsub() as pubsub:
-                        await pubsub.subscribe("+switch-master")
-                        async for message in pubsub.listen():
-                            self._announced(message)
-                except (RedisError, OSError):
-                    await asyncio.sleep(_PROBE_S)  # that Sentinel is gone: the next one
-                finally:
-                    await client.aclose()
+            client = aioredis.Redis(
+                host=host, port=port, password=self._topology.sentinel_password,
+                socket_connect_timeout=_ASK_S,
+            )  # fmt: skip
+            try:
+                async with client.pubsub() as pubsub:
+                    await pubsub.subscribe("+switch-master")
+                    async for message in pubsub.listen():
+                        self._announced(message)
+            except (RedisError, OSError):
+                await asyncio.sleep(_PROBE_S)  # that Sentinel is down: again later
+            finally:
+                await client.aclose()
 
     def _announced(self, message: dict[str, Any]) -> None:
         """``<service> <old host> <old port> <new host> <new port>``."""
@@ -161,8 +165,7 @@ class Primary:
             return
         words = message["data"].decode().split()
         if len(words) == 5 and words[0] == self.service:
-            self._failovers += 1  # whatever the store's connections were made to
-            self.address = (words[3], int(words[4]))
+            self._moved((words[3], int(words[4])))
 
     async def wait_ready(self, timeout: float) -> bool:
         """Wait up to ``timeout`` seconds for a primary that answers."""
