@@ -465,3 +465,52 @@ async def test_a_schedule_due_after_a_failover_fires_once(
 async def _jobs(client: Writer, schedule: str) -> list[dict[str, str]]:
     jobs = (await client.ok("{ jobs { id scheduleId status } }"))["jobs"]
     return [j for j in jobs if j["scheduleId"] == schedule]
+
+
+async def test_six_writers_through_two_memexd_lose_nothing_when_the_primary_is_killed(
+    nodes: topology.Topology, tmp_path: Path
+) -> None:
+    """Six writers, three on each of two ``memexd serve``; the primary is
+    killed under them (``MEMEXD_WRITE_REPLICAS=1``): both go on writing
+    without a restart, and every item either acknowledged is there."""
+    env = {"MEMEXD_GRAPH_URI": nodes.uri(), "MEMEXD_WRITE_REPLICAS": "1", "MEMEXD_WORKERS": "1",
+           "MEMEXD_EMBEDDING": "off", "MEMEXD_LOG_LEVEL": "critical"}  # fmt: skip
+    servers = [serve(tmp_path / name, **env) for name in ("a", "b")]
+    clients = [Writer(url) for url, _ in servers]
+    acknowledged: list[str] = []
+    killed_at: list[float] = []
+    codes: set[str] = set()
+
+    async def writer(client: Writer) -> None:
+        after_kill = 0
+        while after_kill < 3:
+            body = {"query": FEED_CREATE, "variables": {"i": item_rows(2)}}
+            sent = await client.http.post("/graphql", json=body)
+            answer = sent.json()
+            if answer.get("errors"):
+                codes.update(e["extensions"]["code"] for e in answer["errors"])
+                await asyncio.sleep(0.05)
+                continue
+            acknowledged.extend(i["id"] for i in answer["data"]["createItems"]["items"])
+            after_kill += bool(killed_at)
+
+    try:
+        writers = [asyncio.create_task(writer(clients[n % 2])) for n in range(6)]
+        await asyncio.sleep(1.0)
+        old = nodes.primary()
+        old.kill()
+        killed_at.append(time.monotonic())
+        await asyncio.wait_for(asyncio.gather(*writers), 90)
+        assert nodes.primary() is not old
+        assert codes <= {"UNAVAILABLE"}
+        query = "query($ids: [ID!]!) { items(filter: {ids: $ids}, limit: 1000) { id } }"
+        found: set[str] = set()
+        for start in range(0, len(acknowledged), 500):
+            page = (await clients[1].ok(query, ids=acknowledged[start : start + 500]))["items"]
+            found.update(i["id"] for i in page)
+        assert found == set(acknowledged), len(set(acknowledged) - found)
+    finally:
+        for client in clients:
+            await client.http.aclose()
+        for _, process in servers:
+            stop(process)
