@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from memexd.core import Memex
+from memexd.graph.errors import ConnectionLost
 from memexd.graph.migrations import migrate
+from memexd.jobs.kinds import kind_of
 from memexd.jobs.worker import JobWorker
 from memexd.settings import Settings
 from tests.conftest import ApiFactory
@@ -180,6 +182,29 @@ async def test_a_stopping_server_fails_its_running_jobs(api: Api, tmp_path: Path
     done = await status(api, queued_job["id"])
     assert done["status"] == "FAILED", done
     assert done["error"] == "interrupted: the server stopped while it ran"
+
+
+async def test_a_job_the_engine_fails_under_ends_interrupted(
+    api: Api, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A batch the engine could not take (down, restarting, a failover whose
+    gap outlasts the wait) ends the job FAILED as interrupted, not as the
+    caller's fault."""
+    await api.create(scope="d/")
+    queued_job = await queued(api)
+    w = worker(api, tmp_path)
+    claimed = await w.claim()
+    assert claimed is not None
+
+    async def unavailable(run: object) -> None:
+        raise ConnectionLost("the connection to the graph engine broke")
+
+    monkeypatch.setattr(kind_of(claimed.type), "run", unavailable)
+    await w.execute(claimed)
+    done = await status(api, queued_job["id"])
+    assert done["status"] == "FAILED", done
+    assert done["error"] == ("interrupted: the graph engine was unavailable "
+                             "(the connection to the graph engine broke)")  # fmt: skip
 
 
 # ---------------------------------------------------------------- cancel

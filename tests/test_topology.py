@@ -12,6 +12,7 @@ import subprocess
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -514,3 +515,51 @@ async def test_six_writers_through_two_memexd_lose_nothing_when_the_primary_is_k
             await client.http.aclose()
         for _, process in servers:
             stop(process)
+
+
+async def test_a_job_running_through_a_failover_completes_or_ends_interrupted(
+    nodes: topology.Topology, tmp_path: Path
+) -> None:
+    """A job of many batches runs while the primary is killed: it rides
+    through the failover (its batches wait for the new primary) and
+    completes, or, when a batch's fate was unknown, ends FAILED as
+    interrupted with the batches it completed kept; never anything else."""
+    env = {"MEMEXD_GRAPH_URI": nodes.uri(), "MEMEXD_WRITE_REPLICAS": "1", "MEMEXD_WORKERS": "1",
+           "MEMEXD_EMBEDDING": "off", "MEMEXD_LOG_LEVEL": "critical", "MEMEXD_JOBS_BATCH": "1",
+           "MEMEXD_JOBS_POLL_S": "0.2", "MEMEXD_JOBS_LEASE_S": "2"}  # fmt: skip
+    url, process = serve(tmp_path / "a", **env)
+    client = Writer(url)
+    try:
+        for _ in range(10):
+            await client.ok(FEED_CREATE, i=item_rows(100))
+        run = 'mutation { runJob(input: {type: DECAY_UPDATE, author: "ops"}) { id } }'
+        job_id = (await client.ok(run))["runJob"]["id"]
+        query = "query($id: ID!) { job(id: $id) { status progress result error } }"
+        while (job := await _job_or_none(client, query, job_id)) is None or job["progress"] == 0:
+            await asyncio.sleep(0.05)
+        nodes.primary().kill()
+        deadline = time.monotonic() + 60
+        while (job := await _job_or_none(client, query, job_id)) is None or job["status"] in (
+            "QUEUED", "RUNNING"):  # fmt: skip
+            assert time.monotonic() < deadline, job
+            await asyncio.sleep(0.2)
+        if job["status"] == "COMPLETED":
+            assert job["result"]["scored"] == 1000, job
+        else:
+            assert job["status"] == "FAILED", job
+            assert job["error"].startswith("interrupted"), job
+            assert 0 < job["progress"] < 1, job
+            assert job["result"]["scored"] > 0, job
+    finally:
+        await client.http.aclose()
+        stop(process)
+
+
+async def _job_or_none(client: Writer, query: str, job_id: str) -> dict[str, Any] | None:
+    """The job, or None while memexd answers UNAVAILABLE (the failover)."""
+    body = {"query": query, "variables": {"id": job_id}}
+    answer = (await client.http.post("/graphql", json=body)).json()
+    if answer.get("errors"):
+        assert {e["extensions"]["code"] for e in answer["errors"]} == {"UNAVAILABLE"}, answer
+        return None
+    return answer["data"]["job"]  # type: ignore[no-any-return]

@@ -69,7 +69,13 @@ class FalkorStore:
     write of that turn). FalkorDB answers a write from its own thread, and
     under ``everysec`` Redis may put off writing its log while a background
     fsync runs, yet answer: the engine's answer alone is no promise the write
-    survives the engine's death.
+    survives the engine's death. ``replicas``: and once that many replicas
+    hold it (``WAIT``, same packet).
+
+    Behind Sentinels (a ``redis+sentinel://`` URI) the engine it waits on is
+    the primary the Sentinels name (:mod:`memexd.graph.sentinel`); with
+    ``read_replicas``, read-only statements go to replicas, a bookmarked one
+    only to a replica that has reached the bookmark's position.
     """
 
     backend = "falkordb"
@@ -205,6 +211,8 @@ class FalkorStore:
 
     async def close(self) -> None:
         await self._connections.close()
+        if self._reading is not None:
+            await self._reading.close()
         if self._engine is not None:
             await self._engine.stop()
 

@@ -23,7 +23,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from memexd.errors import MemexError
+from memexd.errors import MemexError, StorageUnavailable
 from memexd.graph import Graph
 from memexd.ids import new_id
 from memexd.jobs.kinds import kind_of
@@ -143,6 +143,9 @@ class JobWorker:
             await self._finish(job, self.owner, "CANCELLED", run.result, None)
         except Lost:
             log.warning("job %s: its lease lapsed; another process marked it", job.id)
+        except StorageUnavailable as error:  # the engine restarts, a failover: its batches stay
+            reason = f"interrupted: the graph engine was unavailable ({error.message})"
+            await self._finish(job, self.owner, "FAILED", run.result, reason)
         except MemexError as error:
             await self._finish(job, self.owner, "FAILED", run.result,
                                f"{error.code}: {error.message}")  # fmt: skip
