@@ -111,10 +111,8 @@ class Primary:
         self._options = options
         #: the pools redis-py's Sentinel-managed connections ask for the
         #: primary, and for a replica (in turn; the primary when none answers)
-        self.pool = SentinelConnectionPool(self.service, self._sentinel, **options)  # type: ignore[no-untyped-call]
-        self.replicas = SentinelConnectionPool(
-            self.service, self._sentinel, is_master=False, **options
-        )  # type: ignore[no-untyped-call]
+        self.pool = self._pool(is_master=True)
+        self.replicas = self._pool(is_master=False)
         self._failovers = 0
         self._listener: asyncio.Task[None] | None = None
 
