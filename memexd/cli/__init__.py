@@ -38,7 +38,8 @@ USAGE = 1
 
 def _connection_flags(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--data-dir", type=Path, help="embedded engine data (MEMEXD_DATA_DIR)")
-    parser.add_argument("--graph-uri", help="falkor://, bolt:// or neo4j:// (MEMEXD_GRAPH_URI)")
+    parser.add_argument("--graph-uri", help="falkor://, redis+sentinel://, bolt:// or neo4j:// "
+                        "(MEMEXD_GRAPH_URI)")  # fmt: skip
     parser.add_argument("--graph-name", help="graph / database name (MEMEXD_GRAPH_NAME)")
 
 
