@@ -50,6 +50,12 @@ class Replicas:
                 break
             except httpx.ConnectError:
                 continue
+            except (httpx.ReadError, httpx.RemoteProtocolError):
+                # a process killed as it took the connection: a query goes
+                # to the next one; a mutation's fate would be unknown
+                if query.lstrip().startswith("mutation"):
+                    raise
+                continue
         body: dict[str, Any] = response.json()
         assert not body.get("errors"), body
         data: dict[str, Any] = body["data"]
