@@ -191,11 +191,11 @@ class FalkorStore:
         return await self._run(text, params, read_only=False)
 
     async def execute_ddl(self, text: str) -> None:
-        await self._again(pack(["GRAPH.QUERY", self._graph, text]))
+        await self._retried(pack(["GRAPH.QUERY", self._graph, text]), idempotent=True)
 
     async def create_unique(self, label: str, prop: str) -> None:
         command = ["GRAPH.CONSTRAINT", "CREATE", self._graph, "UNIQUE", "NODE", label]
-        await self._again(pack([*command, "PROPERTIES", 1, prop]))
+        await self._retried(pack([*command, "PROPERTIES", 1, prop]), idempotent=True)
 
     async def compact(self) -> None:
         """Compact the embedded engine's append-only file (after schema changes)."""
@@ -223,27 +223,24 @@ class FalkorStore:
             with contextlib.suppress(StorageUnavailable):  # no replica, or behind: the primary
                 return await self._send(command, via=self._reading, position=bookmarks.position())
         after = None if read_only else self._after_write
+        return await self._retried(command, after, idempotent=read_only)
+
+    async def _retried(
+        self, command: bytes, after: After | None = None, *, idempotent: bool
+    ) -> list[Row]:
+        """Send a command, and once more when a supervised engine is back:
+        if nothing was sent, or whatever happened when it is ``idempotent``
+        (a read; a schema command, whose second try of one applied is
+        :class:`SchemaExists`, which migrations expect)."""
         try:
             return await self._send(command, after)
         except EngineUnreachable:
             if not await self._engine_back():
                 raise
         except ConnectionLost:
-            if not read_only or not await self._engine_back():
+            if not idempotent or not await self._engine_back():
                 raise
         return await self._send(command, after)
-
-    async def _again(self, command: bytes) -> None:
-        """Send a schema command, and once more if its engine restarted
-        meanwhile (killed hung): a second try of one that was applied is
-        :class:`SchemaExists`, which migrations expect."""
-        try:
-            await self._send(command)
-            return
-        except (EngineUnreachable, ConnectionLost):
-            if not await self._engine_back():
-                raise
-        await self._send(command)
 
     async def _send(
         self,
