@@ -3,7 +3,8 @@ a writer streams ``createItems``, and the delay from a write's acknowledgment
 to each subscriber receiving its events.
 
 Run: ``.venv/bin/python bench/feed.py [--events N] [--batch B] [--subscribers 1,10,100]
-[--payload] [--quick]``
+[--payload] [--quick]`` and, for the wake-up across processes,
+``.venv/bin/python bench/feed.py --paced [--interval-ms 20] [--workers 2]``
 
 For each subscriber count: a fresh ``memexd serve``; that many WebSocket
 connections (graphql-transport-ws), each subscribed to ``events`` after the
@@ -15,12 +16,21 @@ event arrives before the writer has read its own answer). Throughput is the
 events delivered to all subscribers over the time from the first write to the
 last delivery. The reference is the writer alone: its events logged per
 second with no subscriber, measured in the same run.
+
+``--paced``: how soon a write reaches subscribers on *other* processes, not
+throughput. ``memexd serve --workers N``; subscribers are opened until each
+worker holds the same number (the ``memexd-worker`` header says which); one
+``createItem`` every ``--interval-ms`` over a keep-alive connection (the
+answer's header says which worker took it); the delay of each event at each
+subscriber is reported apart for subscribers on the writing worker and on the
+others.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import random
 import time
@@ -49,9 +59,16 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--payload", action="store_true", help="subscribers select payloads")
     parser.add_argument("--seed", type=int, default=7, help="random seed")
     parser.add_argument("--quick", action="store_true", help="smoke run: 500 events, 1 and 10")
+    parser.add_argument("--paced", action="store_true", help="wake-up across worker processes")
+    parser.add_argument("--interval-ms", type=float, default=20.0,
+                        help="--paced: ms between writes")  # fmt: skip
+    parser.add_argument("--workers", type=int, default=2, help="--paced: memexd serve --workers")
+    parser.add_argument("--per-worker", type=int, default=3, help="--paced: subscribers per worker")
     args = parser.parse_args()
     if args.quick:
         args.events, args.subscribers = 500, "1,10"
+    if args.paced and args.events == 5_000:
+        args.events = 1_000
     args.counts = [int(n) for n in args.subscribers.split(",")]
     return args
 
@@ -156,8 +173,106 @@ def _workload(args: argparse.Namespace) -> str:
     )
 
 
+async def _pace_subscriber(url: str, after: str, got: dict[str, float], stop: asyncio.Event,
+                           opened: asyncio.Queue[tuple[str, Any]]) -> None:  # fmt: skip
+    """One subscriber: tells which worker holds it, then records arrivals."""
+    async with connect(url, subprotocols=[PROTOCOL], max_size=None) as ws:  # type: ignore[list-item]
+        await ws.send(json.dumps({"type": "connection_init"}))
+        await ws.recv()
+        payload = {"query": SUBSCRIBE, "variables": {"after": after}}
+        await ws.send(json.dumps({"id": "1", "type": "subscribe", "payload": payload}))
+        await opened.put((ws.response.headers["memexd-worker"], got))
+        while not stop.is_set():
+            with contextlib.suppress(TimeoutError):
+                message = json.loads(await asyncio.wait_for(ws.recv(), 0.5))
+                if message["type"] == "ping":
+                    await ws.send('{"type": "pong"}')
+                elif message["type"] == "next":
+                    got[message["payload"]["data"]["events"]["id"]] = time.perf_counter()
+
+
+async def _subscribers_per_worker(
+    url: str, after: str, args: argparse.Namespace, stop: asyncio.Event
+) -> tuple[list[asyncio.Task[None]], dict[str, list[dict[str, float]]]]:
+    """Open subscribers until every worker holds ``--per-worker`` of them
+    (extra ones are closed again)."""
+    opened: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+    kept: dict[str, list[dict[str, float]]] = {}
+    tasks: list[asyncio.Task[None]] = []
+    while len(kept) < args.workers or min(len(v) for v in kept.values()) < args.per_worker:
+        own_stop = asyncio.Event()
+        task = asyncio.create_task(_pace_subscriber(url, after, {}, own_stop, opened))
+        worker, got = await asyncio.wait_for(opened.get(), 30)
+        if len(kept.setdefault(worker, [])) >= args.per_worker:
+            own_stop.set()
+            await task
+            continue
+        kept[worker].append(got)
+        tasks.append(asyncio.create_task(_relay(stop, own_stop)))
+        tasks.append(task)
+    return tasks, kept
+
+
+async def _relay(stop: asyncio.Event, own: asyncio.Event) -> None:
+    await stop.wait()
+    own.set()
+
+
+async def _paced(server: MemexdServer, args: argparse.Namespace) -> tuple[Latencies, Latencies]:
+    """Delays at subscribers on the writing worker, and on the others."""
+    rows = item_inputs(args.events, random.Random(args.seed))
+    ws_url = server.base_url.replace("http://", "ws://") + "/graphql"
+    stop = asyncio.Event()
+    writer_of: dict[str, str] = {}
+    acked: dict[str, float] = {}
+    async with httpx.AsyncClient(base_url=server.base_url, timeout=60) as http:
+        after = await _seed(http, random.Random(args.seed + 1))
+        tasks, kept = await _subscribers_per_worker(ws_url, after, args, stop)
+        await asyncio.sleep(0.5)
+        for row in rows:
+            started = time.perf_counter()
+            body = {"query": CREATE, "variables": {"inputs": [row]}}
+            answer = await http.post("/graphql", json=body)
+            now = time.perf_counter()
+            (event,) = answer.json()["data"]["createItems"]["events"]
+            acked[event["id"]], writer_of[event["id"]] = now, answer.headers["memexd-worker"]
+            await asyncio.sleep(max(0.0, args.interval_ms / 1000 - (now - started)))
+        await asyncio.sleep(1.0)
+        stop.set()
+        await asyncio.gather(*tasks)
+    same: list[float] = []
+    other: list[float] = []
+    for worker, subscribers in kept.items():
+        for got in subscribers:
+            for event, at in acked.items():
+                if event not in got:
+                    raise RuntimeError(f"event {event} never reached a subscriber on {worker}")
+                (same if writer_of[event] == worker else other).append((got[event] - at) * 1000)
+    return Latencies("same worker", same), Latencies("other workers", other)
+
+
+def _paced_main(args: argparse.Namespace) -> None:
+    print(
+        f"feed wake-up across processes: memexd serve --workers {args.workers} (embedded "
+        f"FalkorDB); {args.per_worker} subscribers per worker; {args.events:,} createItem "
+        f"calls, one every {args.interval_ms:g} ms, over one keep-alive connection",
+        flush=True,
+    )
+    with memexd_server(MEMEXD_LOG_LEVEL="warning", MEMEXD_WORKERS=str(args.workers)) as server:
+        for delays in asyncio.run(_paced(server, args)):
+            print(
+                f"  subscribers on {delays.label:<13}: {len(delays.ms):6,} deliveries; ack -> "
+                f"delivery p50 {delays.p50:6.1f} ms  p99 {delays.pct(99):6.1f} ms  "
+                f"max {max(delays.ms):6.1f} ms",
+                flush=True,
+            )
+
+
 def main() -> None:
     args = _args()
+    if args.paced:
+        _paced_main(args)
+        return
     print(_workload(args), flush=True)
     with memexd_server(MEMEXD_LOG_LEVEL="warning") as server:
         alone = asyncio.run(_writer_alone(server, args))

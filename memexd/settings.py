@@ -14,19 +14,23 @@ from pathlib import Path
 from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, SecretStr, ValidationError, ValidationInfo, field_validator
+from pydantic import Field, FilePath, SecretStr, ValidationError, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from memexd.errors import SettingsError
 
-__all__ = ["GRAPH_SCHEMES", "SENTINEL_SCHEMES", "Settings", "load_settings"]
+__all__ = ["GRAPH_SCHEMES", "SENTINEL_SCHEMES", "TLS_SCHEMES", "Settings", "load_settings"]
 
 #: URI schemes of a FalkorDB behind Sentinels (memexd.graph.sentinel).
-SENTINEL_SCHEMES = frozenset({"redis+sentinel", "falkordb+sentinel"})
+SENTINEL_SCHEMES = frozenset(
+    {"redis+sentinel", "falkordb+sentinel", "rediss+sentinel", "falkors+sentinel"}
+)
+#: URI schemes that speak TLS to a FalkorDB (memexd.graph.tls).
+TLS_SCHEMES = frozenset({"rediss", "falkors", "rediss+sentinel", "falkors+sentinel"})
 
 #: URI schemes of the engines memexd can use, by backend.
 GRAPH_SCHEMES: Mapping[str, frozenset[str]] = {
-    "falkordb": frozenset({"falkor", "falkordb", "redis", *SENTINEL_SCHEMES}),
+    "falkordb": frozenset({"falkor", "falkordb", "redis", *TLS_SCHEMES, *SENTINEL_SCHEMES}),
     "neo4j": frozenset({"bolt", "bolt+s", "bolt+ssc", "neo4j", "neo4j+s", "neo4j+ssc"}),
 }
 _SECRET = frozenset({"graph_password", "graph_uri", "jwt_secret"})
@@ -55,6 +59,13 @@ class Settings(BaseSettings):
     graph_name: str = Field("memexd", pattern=r"^[A-Za-z0-9_-]{1,64}$")
     graph_user: str | None = None
     graph_password: SecretStr | None = None
+    #: TLS to an external FalkorDB (rediss://, rediss+sentinel://): the CA that
+    #: signed the engine's certificate (default: the system's CAs), and memexd's
+    #: own certificate and key, for engines that ask for one
+    #: (docs/high-availability.md, "TLS")
+    graph_tls_ca: FilePath | None = None
+    graph_tls_cert: FilePath | None = None
+    graph_tls_key: FilePath | None = None
     neo4j_database: str | None = None
     #: when a write is acknowledged (README, "Durability"): "disk", once the
     #: engine's append-only file has it on disk (FalkorDB's WAITAOF); or
@@ -178,6 +189,23 @@ class Settings(BaseSettings):
             )
         return value
 
+    @field_validator("graph_tls_ca", "graph_tls_cert", "graph_tls_key")
+    @classmethod
+    def _tls_needs_a_tls_uri(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        if value is not None and _scheme(info) not in TLS_SCHEMES:
+            raise ValueError(
+                "needs a FalkorDB reached over TLS (MEMEXD_GRAPH_URI=rediss://… or "
+                "rediss+sentinel://…); for Neo4j use bolt+s:// or neo4j+s://"
+            )
+        return value
+
+    @field_validator("graph_tls_key")
+    @classmethod
+    def _key_goes_with_a_cert(cls, value: Path | None, info: ValidationInfo) -> Path | None:
+        if value is not None and info.data.get("graph_tls_cert") is None:
+            raise ValueError("a key without its certificate: set MEMEXD_GRAPH_TLS_CERT too")
+        return value
+
     @field_validator("read_from")
     @classmethod
     def _replica_reads_need_sentinels(cls, value: str, info: ValidationInfo) -> str:
@@ -203,6 +231,9 @@ class Settings(BaseSettings):
     @field_validator(
         "graph_uri",
         "graph_user",
+        "graph_tls_ca",
+        "graph_tls_cert",
+        "graph_tls_key",
         "neo4j_database",
         "jwt_secret",
         "jwt_issuer",

@@ -5,7 +5,9 @@ write of this process wakes it, when another process announces one
 (FalkorDB: memexd.graph.notices), and at least every ``poll_s`` for writes
 of other processes on the same store; when the head moves, every subscription
 is nudged and reads what is new for it from the log itself. So the log is
-the truth: a wake-up only makes the next read sooner.
+the truth: a wake-up only makes the next read sooner. Streams that ask for
+the same page at once (the same grants, filter, position and head: most
+subscribers, once caught up) share one read of it.
 """
 
 from __future__ import annotations
@@ -13,11 +15,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Awaitable
-from typing import Protocol
+from collections.abc import Awaitable, Hashable
+from typing import Any, Protocol
 
 from memexd.errors import StorageUnavailable
-from memexd.events.log import EventFilter, EventLog
+from memexd.events.log import EventFilter, EventLog, LogFilter, Logged
 from memexd.feed.settings import FeedSettings
 from memexd.feed.stream import FeedStream
 
@@ -50,6 +52,8 @@ class Feed:
         self._streams: set[FeedStream] = set()
         self._wake: asyncio.Event | None = None
         self._watcher: asyncio.Task[None] | None = None
+        #: log pages being read, by what was asked (shared by the streams asking)
+        self._pages: dict[Hashable, asyncio.Future[list[Logged]]] = {}
 
     def wake(self) -> None:
         """A write of this process may have logged events: read the head now."""
@@ -81,6 +85,21 @@ class Feed:
 
     def detach(self, stream: FeedStream) -> None:
         self._streams.discard(stream)
+
+    async def page(
+        self, events: EventLog, flt: LogFilter, after: int, upto: int, limit: int
+    ) -> list[Logged]:
+        """``events.read(flt, after, upto, limit)``, one read for every stream
+        asking the same of the same store with the same grants meanwhile (a
+        stream that goes away does not cancel it for the others)."""
+        graph = events.graph
+        key = (graph.store, graph.access.read, _frozen(flt.params), after, upto, limit)
+        pending = self._pages.get(key)
+        if pending is None:
+            pending = asyncio.ensure_future(events.read(flt, after, upto, limit))
+            self._pages[key] = pending
+            pending.add_done_callback(lambda _: self._pages.pop(key, None))
+        return await asyncio.shield(pending)
 
     async def _watch(self, wake: asyncio.Event, events: EventLog) -> None:
         """Read the head while anyone listens; nudge every stream when it moves."""
@@ -124,3 +143,8 @@ class Feed:
             self._watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._watcher
+
+
+def _frozen(params: dict[str, Any]) -> Hashable:
+    """A filter's parameters as a key (its lists as tuples)."""
+    return tuple(sorted((k, tuple(v) if isinstance(v, list) else v) for k, v in params.items()))

@@ -19,6 +19,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
+from collections.abc import Awaitable
 from enum import Enum
 from typing import Protocol
 
@@ -53,6 +54,10 @@ class Head(Protocol):
     def attach(self, stream: FeedStream) -> None: ...
 
     def detach(self, stream: FeedStream) -> None: ...
+
+    def page(
+        self, events: EventLog, flt: LogFilter, after: int, upto: int, limit: int
+    ) -> Awaitable[list[Logged]]: ...
 
 
 class _State(Enum):
@@ -163,7 +168,7 @@ class FeedStream:
             self._end(_State.DONE)
 
     async def _fill(self, head: int, room: int) -> None:
-        page = await self.events.read(self._filter, self._scanned, head, room)
+        page = await self.feed.page(self.events, self._filter, self._scanned, head, room)
         self._queue.extend(page)
         # a short page means nothing else matches up to the head
         self._scanned = page[-1].seq if len(page) == room else head

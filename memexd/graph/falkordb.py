@@ -16,10 +16,10 @@ from collections.abc import Callable
 from typing import Any
 from urllib.parse import urlparse
 
-from redis.asyncio import Connection, Redis, UnixDomainSocketConnection
+from redis.asyncio import Connection, Redis, SSLConnection, UnixDomainSocketConnection
 from redis.asyncio.connection import AbstractConnection
 from redis.asyncio.retry import Retry
-from redis.asyncio.sentinel import SentinelManagedConnection
+from redis.asyncio.sentinel import SentinelManagedConnection, SentinelManagedSSLConnection
 from redis.backoff import NoBackoff
 from redis.exceptions import RedisError, ResponseError
 
@@ -37,6 +37,8 @@ from memexd.graph.falkordb_wire import encoded, header, pack, pack_args, pack_he
 from memexd.graph.gate import Gate
 from memexd.graph.notices import written
 from memexd.graph.shared import Supervised
+from memexd.graph.tls import TLS
+from memexd.settings import TLS_SCHEMES
 from memexd.types import Params, Row
 
 __all__ = ["FalkorStore"]
@@ -140,6 +142,7 @@ class FalkorStore:
         durable: bool = False,
         replicas: int = 0,
         read_replicas: bool = False,
+        tls: TLS | None = None,
     ) -> FalkorStore:
         options: dict[str, Any] = {
             "decode_responses": True,
@@ -152,24 +155,27 @@ class FalkorStore:
         }
         kind: type[AbstractConnection]
         reading = None
+        secure = (tls or TLS()).connection() if urlparse(uri or "").scheme in TLS_SCHEMES else {}
         if unix_socket is not None:
             kind, options = UnixDomainSocketConnection, {"path": unix_socket, **options}
         elif urlparse(uri or "").scheme in sentinel.SCHEMES:
             topology = sentinel.parse(uri or "")
             options |= {"username": topology.username, "password": topology.password or password}
-            engine = sentinel.Primary(topology, options)
+            engine = sentinel.Primary(topology, options | secure, tls or TLS())
+            kind = SentinelManagedSSLConnection if secure else SentinelManagedConnection
+            options |= secure
             if read_replicas:
-                reading = Connections(SentinelManagedConnection,
-                                      {"connection_pool": engine.replicas, **options})  # fmt: skip
-            kind, options = SentinelManagedConnection, {"connection_pool": engine.pool, **options}
+                reading = Connections(kind, {"connection_pool": engine.replicas, **options})
+            options = {"connection_pool": engine.pool, **options}
         else:
             parsed = urlparse(uri or "")
-            kind = Connection
+            kind = SSLConnection if secure else Connection
             options |= {
                 "host": parsed.hostname or "localhost",
                 "port": parsed.port or 6379,
                 "username": parsed.username or None,
                 "password": parsed.password or password,
+                **secure,
             }
         gate = Gate(pool_size, pool_wait_ms / 1000)
         connections = Connections(kind, options)

@@ -17,6 +17,7 @@ from memexd.graph.falkordb import FalkorStore
 from memexd.graph.migrations import Migration, migrate
 from memexd.graph.neo4j import Neo4jStore
 from memexd.graph.shared import SharedEngine, Supervised
+from memexd.graph.tls import TLS
 from memexd.settings import Settings
 from memexd.types import GraphStore
 
@@ -47,8 +48,15 @@ async def open_store(settings: Settings) -> GraphStore:
     except MemexError as exc:
         await store.close()
         where = "the embedded engine" if settings.graph_uri is None else _redacted(settings)
-        raise StartupError(f"cannot reach {where}: {exc.message}") from None
+        raise StartupError(f"cannot reach {where}: {_why(exc)}") from None
     return store
+
+
+def _why(exc: MemexError) -> str:
+    """The error, with what the engine's client said (a refused connection, a
+    certificate that could not be verified): an operator reads it at start."""
+    cause = exc.__cause__
+    return exc.message if cause is None else f"{exc.message} ({cause})"
 
 
 def open_worker_store(settings: Settings) -> GraphStore:
@@ -109,6 +117,7 @@ def _external(settings: Settings) -> GraphStore:
                 durable=settings.write_ack == "disk",
                 replicas=settings.write_replicas,
                 read_replicas=settings.read_from == "replicas",
+                tls=TLS(settings.graph_tls_ca, settings.graph_tls_cert, settings.graph_tls_key),
             )
         return Neo4jStore.connect(
             uri,

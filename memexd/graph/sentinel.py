@@ -30,7 +30,8 @@ import redis.asyncio as aioredis
 from redis.asyncio.sentinel import Sentinel, SentinelConnectionPool
 from redis.exceptions import RedisError
 
-from memexd.settings import SENTINEL_SCHEMES
+from memexd.graph.tls import TLS
+from memexd.settings import SENTINEL_SCHEMES, TLS_SCHEMES
 
 __all__ = ["SCHEMES", "Primary", "Topology", "parse"]
 
@@ -53,6 +54,8 @@ class Topology:
     username: str | None
     password: str | None
     sentinel_password: str | None
+    #: TLS to the Sentinels and the nodes (rediss+sentinel://)
+    tls: bool = False
 
 
 def parse(uri: str) -> Topology:
@@ -75,6 +78,7 @@ def parse(uri: str) -> Topology:
         username=unquote(user) or None,
         password=unquote(password) or None,
         sentinel_password=given if given is not None else unquote(password) or None,
+        tls=parts.scheme in TLS_SCHEMES,
     )
 
 
@@ -99,14 +103,16 @@ class Primary:
     counts a failover when the primary's address changes (the store then
     drops connections it made to the old one)."""
 
-    def __init__(self, topology: Topology, options: dict[str, Any]) -> None:
+    def __init__(self, topology: Topology, options: dict[str, Any], tls: TLS) -> None:
         self.service = topology.service
         self.address: tuple[str, int] | None = None
         self._topology = topology
+        #: a client's TLS options (none without TLS)
+        self._secure = tls.client() if topology.tls else {}
         asking = {"socket_connect_timeout": _ASK_S, "socket_timeout": _ASK_S}
         self._sentinel = Sentinel(
             list(topology.sentinels),
-            sentinel_kwargs={"password": topology.sentinel_password, **asking},
+            sentinel_kwargs={"password": topology.sentinel_password, **asking, **self._secure},
         )
         self._options = options
         #: the pools redis-py's Sentinel-managed connections ask for the
@@ -118,8 +124,9 @@ class Primary:
 
     def _pool(self, *, is_master: bool) -> SentinelConnectionPool:
         return SentinelConnectionPool(  # type: ignore[no-untyped-call]
-            self.service, self._sentinel, is_master=is_master, **self._options
-        )
+            self.service, self._sentinel, is_master=is_master, ssl=self._topology.tls,
+            **self._options,
+        )  # fmt: skip
 
     @property
     def restarts(self) -> int:
@@ -145,7 +152,7 @@ class Primary:
         while True:
             client = aioredis.Redis(
                 host=host, port=port, password=self._topology.sentinel_password,
-                socket_connect_timeout=_ASK_S,
+                socket_connect_timeout=_ASK_S, **self._secure,
             )  # fmt: skip
             try:
                 async with client.pubsub() as pubsub:
@@ -180,7 +187,7 @@ class Primary:
         except (RedisError, OSError):
             return False  # no Sentinel knows a healthy primary (yet)
         self._moved(address)
-        return await _answers(address, self._options)
+        return await _answers(address, self._options, self._secure)
 
     async def compact(self) -> None:
         """Nothing: the nodes' files are their operator's."""
@@ -196,11 +203,13 @@ class Primary:
         await self.replicas.disconnect()
 
 
-async def _answers(address: tuple[str, int], options: dict[str, Any]) -> bool:
+async def _answers(
+    address: tuple[str, int], options: dict[str, Any], secure: dict[str, Any]
+) -> bool:
     host, port = address
     client = aioredis.Redis(
         host=host, port=port, username=options.get("username"), password=options.get("password"),
-        socket_connect_timeout=_ASK_S,
+        socket_connect_timeout=_ASK_S, **secure,
     )  # fmt: skip
     try:
         async with asyncio.timeout(_ASK_S):
