@@ -2,7 +2,8 @@
 (docs/high-availability.md): through a ``kill -9`` of the primary, writes
 from two memexd lose nothing acknowledged, another memexd's subscriber
 misses no event, a schedule fires once and a running job ends as it
-should; reads from replicas with the bookmark a write gave."""
+should; items written around a failover are all embedded; reads from
+replicas with the bookmark a write gave."""
 
 from __future__ import annotations
 
@@ -254,3 +255,37 @@ async def _job_or_none(client: Writer, query: str, job_id: str) -> dict[str, Any
         assert {e["extensions"]["code"] for e in answer["errors"]} == {"UNAVAILABLE"}, answer
         return None
     return answer["data"]["job"]  # type: ignore[no-any-return]
+
+
+async def test_items_written_around_a_failover_are_all_embedded(
+    nodes: topology.Topology, tmp_path: Path
+) -> None:
+    """The embedding process of a memexd on the Sentinels: items written
+    before the primary is killed and after the new one is elected all end up
+    embedded, none waiting, without a restart."""
+    env = {"MEMEXD_GRAPH_URI": nodes.uri(), "MEMEXD_WRITE_REPLICAS": "1", "MEMEXD_WORKERS": "1",
+           "MEMEXD_LOG_LEVEL": "critical", "MEMEXD_EMBEDDING": "e5-small"}  # fmt: skip
+    url, process = serve(tmp_path / "a", **env)
+    client = Writer(url)
+    stats = "{ stats { embeddings { waiting embedded } } }"
+    try:
+        await client.ok(FEED_CREATE, i=item_rows(6, content={"text": "before the failover"}))
+        nodes.primary().kill()
+        for n in range(6):
+            await _create_through(client, 100 + n)
+        deadline = time.monotonic() + 120
+        done = {"waiting": 0, "embedded": 12}
+        while (counts := await _embeddings_or_none(client, stats)) != done:
+            assert time.monotonic() < deadline, counts
+            await asyncio.sleep(0.5)
+    finally:
+        await client.http.aclose()
+        stop(process)
+
+
+async def _embeddings_or_none(client: Writer, query: str) -> dict[str, int] | None:
+    answer = (await client.http.post("/graphql", json={"query": query})).json()
+    if answer.get("errors"):
+        assert {e["extensions"]["code"] for e in answer["errors"]} == {"UNAVAILABLE"}, answer
+        return None
+    return answer["data"]["stats"]["embeddings"]  # type: ignore[no-any-return]
