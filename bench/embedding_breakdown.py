@@ -2,7 +2,8 @@
 meaning, per item, stage by stage.
 
 Run: ``.venv/bin/python bench/embedding_breakdown.py [--items 20000]
-[--model-items 256] [--engine falkordb|neo4j]``
+[--model-items 256] [--engine falkordb|neo4j]``, or with ``--end-to-end``
+the product itself (below).
 
 A fresh ``memexd serve`` (``MEMEXD_EMBEDDING=off``: this script runs the
 embedding loop's steps itself, timing each) gets ``--items`` everyday notes
@@ -21,9 +22,19 @@ steps of the loop (``memexd/recall/embedding.py``), a batch of 32 at a time:
   the second half with the index there (the same plus the index's insert,
   at an index of N/2 to N vectors); their difference is the index's insert.
 
+- *model*, as the embedding process runs it: the same model on numpy's
+  matrix products (``memexd/recall/encoder.py``), with numpy's threads.
+
 It prints microseconds per item for each stage, the items a second each
 stage alone would allow, and the loop's whole rate (the stages one after
 another, as the loop runs them today).
+
+``--end-to-end``: a fresh ``memexd serve`` with the model on gets the
+notes through one ``POST /items``; the script polls
+``stats { embeddings { waiting } }`` every half second until nothing
+waits, and prints the time from the request to every note findable by
+meaning (embedded and in the vector index), the items a second, and on
+FalkorDB the engine's memory per item (``used_memory`` before and after).
 """
 
 from __future__ import annotations
@@ -47,7 +58,7 @@ import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import GRAPH_NAME, memexd_server
-from recall_speed import engine, everyday, note
+from recall_speed import engine, everyday, note, used_memory
 
 from memexd.graph import Graph
 from memexd.graph.falkordb import FalkorStore
@@ -63,6 +74,8 @@ def _args() -> argparse.Namespace:
     parser.add_argument("--model-items", type=int, default=256, help="notes the model embeds")
     parser.add_argument("--engine", choices=["falkordb", "neo4j"], default="falkordb")
     parser.add_argument("--seed", type=int, default=5)
+    parser.add_argument("--end-to-end", action="store_true",
+                        help="memexd serve with the model: POST /items to findable")  # fmt: skip
     return parser.parse_args()
 
 
@@ -137,6 +150,7 @@ def _time_model(texts: list[str], stages: Stages) -> None:
         if threads == 1:
             stages.add("tokenize", len(texts), tokenize)
         stages.add(f"model ({threads} thread{'s' if threads > 1 else ''})", len(texts), model)
+    stages.add("model, numpy (the product)", len(texts), _numpy_seconds(texts))
 
 
 def _threads(count: int) -> None:
@@ -157,6 +171,17 @@ def _model_seconds(texts: list[str]) -> tuple[float, float]:
     for i in range(0, len(texts), BATCH):
         model.encode(texts[i : i + BATCH], False)
     return tokenize, time.perf_counter() - started
+
+
+def _numpy_seconds(texts: list[str]) -> float:
+    """Seconds the embedding process's encoder takes over ``texts``."""
+    from memexd.recall.model import _encode_passages
+
+    _encode_passages(texts[:2])  # loaded and warm
+    started = time.perf_counter()
+    for i in range(0, len(texts), BATCH):
+        _encode_passages(texts[i : i + BATCH])
+    return time.perf_counter() - started
 
 
 def _store(engine_env: dict[str, str], server: Any) -> GraphStore:
@@ -190,11 +215,37 @@ def _report(stages: Stages, args: argparse.Namespace) -> None:
         print(f"  {stage:<26} {us:10.1f} µs   alone: {1e6 / us:10,.0f} items/s")
     index = stages.per_item_us("store, vector index") - stages.per_item_us("store, no vector index")
     print(f"  {'the vector index insert':<26} {index:10.1f} µs (the difference of the two stores)")
-    loop = sum(stages.per_item_us(s) for s in ("pending", "text", "model (2 threads)",
+    loop = sum(stages.per_item_us(s) for s in ("pending", "text", "model, numpy (the product)",
                                                "store, vector index"))  # fmt: skip
     print(
-        f"  the loop, one stage after another (2 threads): {loop / 1000:.1f} ms an item, "
+        f"  the loop, one stage after another (numpy): {loop / 1000:.1f} ms an item, "
         f"{1e6 / loop:,.0f} items/s; 100,000 items in {loop / 1e6 * 100_000 / 60:.0f} min"
+    )
+
+
+def _end_to_end(notes: list[str], args: argparse.Namespace) -> None:
+    settings = {"MEMEXD_EMBEDDING": "e5-small", "MEMEXD_LOG_LEVEL": "warning"}
+    with engine(args.engine) as engine_env, memexd_server(**settings, **engine_env) as server:
+        falkordb = "MEMEXD_GRAPH_URI" not in engine_env
+        before = used_memory(server.socket) if falkordb else 0
+        body = "\n".join(json.dumps(note(n, "bench:b")) for n in notes)
+        with httpx.Client(base_url=server.base_url, timeout=3600) as client:
+            started = time.perf_counter()
+            ndjson = {"content-type": "application/x-ndjson"}
+            client.post("/items", content=body, headers=ndjson).raise_for_status()
+            written = time.perf_counter() - started
+            query = {"query": "{ stats { embeddings { waiting embedded } } }"}
+            while True:
+                counts = client.post("/graphql", json=query).json()["data"]["stats"]["embeddings"]
+                if counts["waiting"] == 0 and counts["embedded"] >= len(notes):
+                    break
+                time.sleep(0.5)
+            findable = time.perf_counter() - started
+        memory = (used_memory(server.socket) - before) / len(notes) if falkordb else 0.0
+    print(
+        f"end to end ({args.engine}): {len(notes):,} notes written in {written:.1f} s, all "
+        f"findable by meaning after {findable:.0f} s: {len(notes) / findable:.1f} items/s"
+        + (f"; engine memory {memory:,.0f} B per item (both indexes)" if falkordb else "")
     )
 
 
@@ -202,6 +253,9 @@ def main() -> None:
     args = _args()
     rng = random.Random(args.seed)
     notes = _notes(args.items, rng)
+    if args.end_to_end:
+        _end_to_end(notes, args)
+        return
     stages = Stages()
     _time_model(notes[: args.model_items], stages)
     with (
