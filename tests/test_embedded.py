@@ -15,7 +15,7 @@ import pytest
 import redis
 
 from memexd.errors import StartupError, StorageUnavailable
-from memexd.graph.embedded import EmbeddedFalkor
+from memexd.graph.embedded import EmbeddedFalkor, responsive
 from memexd.graph.falkordb import FalkorStore
 from tests.processes import (
     CREATE_ITEMS,
@@ -181,3 +181,55 @@ def test_migrate_command(tmp_path: Path) -> None:
     assert "applied 0003_counters" in first.stdout
     second = subprocess.run(run, capture_output=True, text=True, check=True, timeout=60)
     assert second.stdout.strip() == "no pending migrations"
+
+
+async def test_the_watchdog_s_ping_cancelled_mid_way_ends_at_once(tmp_path: Path) -> None:
+    """``stop()`` cancels the watchdog while its ping waits on an engine that
+    says nothing: the cancellation ends it within a second or so, and
+    closing the half-used connection raises nothing else."""
+    silent = str(tmp_path / "silent.sock")
+    held: list[asyncio.StreamWriter] = []
+
+    async def accept(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        held.append(writer)  # reads nothing, answers nothing
+
+    server = await asyncio.start_unix_server(accept, path=silent)
+    try:
+        ping = asyncio.create_task(responsive(silent, 30.0))
+        await asyncio.sleep(0.3)
+        started = asyncio.get_running_loop().time()
+        ping.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await ping
+        assert asyncio.get_running_loop().time() - started < 3.0
+        assert not await responsive(silent, 0.5)  # silence is a hang
+    finally:
+        for writer in held:
+            writer.close()
+        server.close()
+
+
+async def test_a_ping_connection_that_fails_to_close_fails_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As it happened at a suite's end: the watchdog cancelled mid-ping, and
+    closing its connection timed out (redis-py raises its TimeoutError):
+    stopping the engine must see the cancellation only."""
+    silent = str(tmp_path / "silent.sock")
+
+    async def accept(_: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(60)
+
+    async def failing_close(self: redis.asyncio.Redis) -> None:
+        raise redis.exceptions.TimeoutError("Timed out closing connection after 5")
+
+    monkeypatch.setattr(redis.asyncio.Redis, "aclose", failing_close)
+    server = await asyncio.start_unix_server(accept, path=silent)
+    try:
+        ping = asyncio.create_task(responsive(silent, 30.0))
+        await asyncio.sleep(0.3)
+        ping.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await ping
+    finally:
+        server.close()

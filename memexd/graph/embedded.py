@@ -58,6 +58,7 @@ _LOCK_WAIT = 5.0  # a previous memexd's engine may still be flushing its AOF
 _STABLE = 30.0  # a run this long resets the restart backoff
 _REPLAY_FAILED = "AOF-loading-client"
 _WATCH_EVERY = 1.0  # seconds between the watchdog's pings
+_CLOSE_S = 1.0  # the longest the watchdog's ping connection takes to connect or close
 
 
 def engine_files(server: Path | None = None, module: Path | None = None) -> tuple[str, str]:
@@ -363,17 +364,21 @@ async def answers(socket: str) -> bool:
 async def responsive(socket: str, seconds: float) -> bool:
     """Whether the engine on ``socket`` answers a ``PING`` within
     ``seconds`` (any answer counts, an error too: a hung main thread gives none)."""
-    client = aioredis.Redis(unix_socket_path=socket)
+    # socket_connect_timeout also bounds closing (redis-py waits that long
+    # for a connection cut mid-command, as when the watchdog is cancelled)
+    client = aioredis.Redis(unix_socket_path=socket, socket_connect_timeout=_CLOSE_S)
     try:
         # one bound on the whole exchange: redis-py's own timeouts are retried
         async with asyncio.timeout(seconds):
             await client.ping()
-    except TimeoutError:
+    except (TimeoutError, redis_errors.TimeoutError):
         return False
     except (redis_errors.RedisError, OSError):
         return True  # it answered (LOADING), or died: the supervisor sees to that
     finally:
-        await client.aclose()
+        # closing must not fail the caller (stop() cancels the watchdog here)
+        with contextlib.suppress(redis_errors.RedisError, OSError):
+            await client.aclose()
     return True
 
 
