@@ -195,27 +195,21 @@ async def _subscribers_per_worker(
     url: str, after: str, args: argparse.Namespace, stop: asyncio.Event
 ) -> tuple[list[asyncio.Task[None]], dict[str, list[dict[str, float]]]]:
     """Open subscribers until every worker holds ``--per-worker`` of them
-    (extra ones are closed again)."""
+    (one more on a worker already full is closed again)."""
     opened: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
     kept: dict[str, list[dict[str, float]]] = {}
     tasks: list[asyncio.Task[None]] = []
     while len(kept) < args.workers or min(len(v) for v in kept.values()) < args.per_worker:
-        own_stop = asyncio.Event()
-        task = asyncio.create_task(_pace_subscriber(url, after, {}, own_stop, opened))
+        task = asyncio.create_task(_pace_subscriber(url, after, {}, stop, opened))
         worker, got = await asyncio.wait_for(opened.get(), 30)
         if len(kept.setdefault(worker, [])) >= args.per_worker:
-            own_stop.set()
-            await task
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
             continue
         kept[worker].append(got)
-        tasks.append(asyncio.create_task(_relay(stop, own_stop)))
         tasks.append(task)
     return tasks, kept
-
-
-async def _relay(stop: asyncio.Event, own: asyncio.Event) -> None:
-    await stop.wait()
-    own.set()
 
 
 async def _paced(server: MemexdServer, args: argparse.Namespace) -> tuple[Latencies, Latencies]:

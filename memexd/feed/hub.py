@@ -98,8 +98,15 @@ class Feed:
         if pending is None:
             pending = asyncio.ensure_future(events.read(flt, after, upto, limit))
             self._pages[key] = pending
-            pending.add_done_callback(lambda _: self._pages.pop(key, None))
+            pending.add_done_callback(lambda done: self._read_done(key, done))
         return await asyncio.shield(pending)
+
+    def _read_done(self, key: Hashable, done: asyncio.Future[list[Logged]]) -> None:
+        """Forget a page read; its failure is each waiter's (and retrieved
+        here, for when every waiter has gone)."""
+        self._pages.pop(key, None)
+        if not done.cancelled():
+            done.exception()
 
     async def _watch(self, wake: asyncio.Event, events: EventLog) -> None:
         """Read the head while anyone listens; nudge every stream when it moves."""

@@ -155,10 +155,11 @@ class FalkorStore:
         }
         kind: type[AbstractConnection]
         reading = None
-        secure = (tls or TLS()).connection() if urlparse(uri or "").scheme in TLS_SCHEMES else {}
+        parsed = urlparse(uri or "")
+        secure = (tls or TLS()).connection() if parsed.scheme in TLS_SCHEMES else {}
         if unix_socket is not None:
             kind, options = UnixDomainSocketConnection, {"path": unix_socket, **options}
-        elif urlparse(uri or "").scheme in sentinel.SCHEMES:
+        elif parsed.scheme in sentinel.SCHEMES:
             topology = sentinel.parse(uri or "")
             options |= {"username": topology.username, "password": topology.password or password}
             engine = sentinel.Primary(topology, options | secure, tls or TLS())
@@ -168,7 +169,6 @@ class FalkorStore:
                 reading = Connections(kind, {"connection_pool": engine.replicas, **options})
             options = {"connection_pool": engine.pool, **options}
         else:
-            parsed = urlparse(uri or "")
             kind = SSLConnection if secure else Connection
             options |= {
                 "host": parsed.hostname or "localhost",

