@@ -233,3 +233,26 @@ async def test_a_ping_connection_that_fails_to_close_fails_nothing(
             await ping
     finally:
         server.close()
+
+
+async def test_an_engine_slow_to_answer_is_not_hung(tmp_path: Path) -> None:
+    """As it happened in CI: the engine took longer than redis-py's own
+    timeout (5 s) to answer a ping (a slow fsync on a busy machine), but
+    answered within the hang bound; it must not be killed for that."""
+    sock = str(tmp_path / "slow.sock")
+
+    async def accept(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(6.0)  # the main thread busy for a while, once
+        while data := await reader.read(4096):
+            lines = data.split(b"\r\n")
+            names = [lines[i + 2].upper() for i, line in enumerate(lines) if line[:1] == b"*"]
+            # no RESP3 here: redis-py falls back to RESP2 when HELLO is refused
+            writer.write(b"".join(b"-ERR no\r\n" if n == b"HELLO" else b"+OK\r\n" for n in names))
+            await writer.drain()
+
+    server = await asyncio.start_unix_server(accept, path=sock)
+    try:
+        assert await responsive(sock, 20.0)
+        assert not await responsive(sock, 2.0)  # past the bound, it is a hang
+    finally:
+        server.close()

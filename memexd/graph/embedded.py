@@ -364,17 +364,29 @@ async def answers(socket: str) -> bool:
 async def responsive(socket: str, seconds: float) -> bool:
     """Whether the engine on ``socket`` answers a ``PING`` within
     ``seconds`` (any answer counts, an error too: a hung main thread gives none)."""
+    try:
+        # one bound on the whole exchange: only its end is a hang
+        async with asyncio.timeout(seconds):
+            while not await _pinged(socket):
+                await asyncio.sleep(_WATCH_EVERY / 10)
+    except TimeoutError:
+        return False
+    return True
+
+
+async def _pinged(socket: str) -> bool:
+    """One ``PING``: False when redis-py's own timeout ended it (a slow
+    connect, or this process's event loop stalled), so the caller tries again."""
     # socket_connect_timeout also bounds closing (redis-py waits that long
     # for a connection cut mid-command, as when the watchdog is cancelled)
-    client = aioredis.Redis(unix_socket_path=socket, socket_connect_timeout=_CLOSE_S)
+    client = aioredis.Redis(unix_socket_path=socket, socket_connect_timeout=_CLOSE_S,
+                            socket_timeout=None)  # fmt: skip
     try:
-        # one bound on the whole exchange: redis-py's own timeouts are retried
-        async with asyncio.timeout(seconds):
-            await client.ping()
-    except (TimeoutError, redis_errors.TimeoutError):
+        await client.ping()
+    except redis_errors.TimeoutError:
         return False
     except (redis_errors.RedisError, OSError):
-        return True  # it answered (LOADING), or died: the supervisor sees to that
+        pass  # it answered (LOADING), or died: the supervisor sees to that
     finally:
         # closing must not fail the caller (stop() cancels the watchdog here)
         with contextlib.suppress(redis_errors.RedisError, OSError):
