@@ -54,7 +54,7 @@ def test_the_vectors_are_the_c_engine_s(
     theirs = engine.encode(TEXTS, is_query).reshape(len(TEXTS), -1)
     assert ours.shape == theirs.shape == (len(TEXTS), 384)
     numpy.testing.assert_allclose(numpy.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
-    assert float((ours * theirs).sum(axis=1).min()) > 0.999
+    assert float((ours * theirs).sum(axis=1).min()) > 0.998
 
 
 def test_a_batch_gives_each_text_what_it_gets_alone(encoder: Encoder) -> None:

