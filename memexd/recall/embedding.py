@@ -45,8 +45,13 @@ __all__ = [
 
 log = logging.getLogger("memexd.recall")
 
-#: Items embedded per batch: one model call, one statement.
-BATCH = 32
+#: Items embedded per batch: one model call (the model's rate grows with
+#: the batch: about 300 short notes a second at 32, 400 at 256).
+BATCH = 128
+#: Vectors stored per statement: each holds the engine's writer for the
+#: vector index's inserts (about 2 ms each at 20,000 items), so writes wait
+#: behind a few dozen at most.
+STORE_ROWS = 32
 #: How long the loop sleeps when nothing waits, in seconds.
 IDLE = 0.5
 #: How long it waits after a fault (engine down, model missing), in seconds.
@@ -121,9 +126,11 @@ class Pipeline:
             self._storing.cancel()
 
     async def _store(self, stored: list[list[object]]) -> None:
-        # the old vectors go first, in a statement of their own (why: cypher/embedding_clear)
-        await self.graph.write("embedding_clear", {"rows": [row[:2] for row in stored]})
-        await self.graph.write("embedding_set", {"rows": stored, "model": self.embedder.name})
+        for start in range(0, len(stored), STORE_ROWS):
+            rows = stored[start : start + STORE_ROWS]
+            # the old vectors go first, in a statement of their own (why: cypher/embedding_clear)
+            await self.graph.write("embedding_clear", {"rows": [row[:2] for row in rows]})
+            await self.graph.write("embedding_set", {"rows": rows, "model": self.embedder.name})
 
 
 async def mark_all(graph: Graph, model: str, after: str = "", page: int = 1_000) -> tuple[str, int]:
