@@ -58,7 +58,7 @@ import numpy
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from _common import GRAPH_NAME, memexd_server
-from recall_speed import engine, everyday, note, used_memory
+from recall_speed import chat_notes, engine, note, used_memory
 
 from memexd.graph import Graph
 from memexd.graph.falkordb import FalkorStore
@@ -98,15 +98,6 @@ class Stages:
 
     def per_item_us(self, stage: str) -> float:
         return 1e6 * self.spent[stage] / max(1, self.items[stage])
-
-
-def _notes(count: int, rng: random.Random) -> list[str]:
-    """``count`` distinct notes of two everyday sentences each (about as long
-    as a chat turn)."""
-    notes: dict[str, None] = {}
-    while len(notes) < count:
-        notes[f"{everyday(rng)} {everyday(rng)}"] = None
-    return list(notes)
 
 
 def _units(rng: numpy.random.Generator, count: int) -> list[list[float]]:
@@ -255,7 +246,7 @@ def _end_to_end(notes: list[str], args: argparse.Namespace) -> None:
 def main() -> None:
     args = _args()
     rng = random.Random(args.seed)
-    notes = _notes(args.items, rng)
+    notes = chat_notes(args.items, rng)
     if args.end_to_end:
         _end_to_end(notes, args)
         return

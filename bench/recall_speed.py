@@ -546,6 +546,15 @@ def background_notes(count: int, rng: random.Random) -> list[str]:
     return list(notes)
 
 
+def chat_notes(count: int, rng: random.Random) -> list[str]:
+    """``count`` distinct notes of two everyday sentences each (about as long
+    as a chat turn)."""
+    notes: dict[str, None] = {}
+    while len(notes) < count:
+        notes[f"{everyday(rng)} {everyday(rng)}"] = None
+    return list(notes)
+
+
 def note(text: str, scope: str = FRESH_SCOPE) -> dict[str, Any]:
     return {"scope": scope, "kind": "note", "content": {"text": text}, "author": "user:bench",
             "sourceKind": "observed", "authority": 0.5}  # fmt: skip

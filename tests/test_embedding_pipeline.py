@@ -8,7 +8,10 @@ import asyncio
 import hashlib
 from collections.abc import Sequence
 
+import pytest
+
 from memexd.graph import Graph
+from memexd.recall import embedding
 from memexd.recall.embedding import Pipeline, backlog
 from memexd.recall.model import DIMENSION
 from memexd.types import Params, Row
@@ -107,3 +110,31 @@ async def test_an_item_changed_while_its_batch_is_stored_is_embedded_again(
         pass
     assert model.batches[-1] == ["changed meanwhile"]
     assert await backlog(recalling.graph) == (0, 2)
+
+
+class WriteLog(CountingStore):
+    """Records the rows of each vector-storing statement."""
+
+    def __init__(self, inner: object) -> None:
+        super().__init__(inner)  # type: ignore[arg-type]
+        self.stored: list[int] = []
+
+    async def write(self, text: str, params: Params) -> list[Row]:
+        if "model" in params and "rows" in params:  # cypher/embedding_set
+            self.stored.append(len(params["rows"]))
+        return await super().write(text, params)
+
+
+async def test_a_batch_is_stored_a_few_dozen_vectors_a_statement(
+    recalling: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The engine runs one write at a time: a model call's batch is stored
+    in statements of at most STORE_ROWS, so other writes wait behind few."""
+    monkeypatch.setattr(embedding, "STORE_ROWS", 2)
+    await _notes(recalling, 5)
+    log = WriteLog(recalling.graph.store)
+    pipeline = Pipeline(Graph(log), Recorder(), batch=5)
+    while await pipeline.step():
+        pass
+    assert log.stored == [2, 2, 1]
+    assert await backlog(recalling.graph) == (0, 5)
