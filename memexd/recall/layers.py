@@ -1,20 +1,22 @@
 """The encoder's transformer layers as an ONNX graph run by onnxruntime,
 with 8-bit matrix products.
 
-Where the time goes (``bench/embedding_breakdown.py``): nine tenths of
-embedding a note is the layers' four weight products. This CPU multiplies
-8-bit integers about four times as fast as 32-bit floats (AVX-512 VNNI, or
-AVX2 elsewhere), and onnxruntime's ``DynamicQuantizeMatMul`` does exactly
-that: each batch's activations rounded to 8 bits with a scale of their own,
-the weights rounded to 8 bits with a scale per output column. The weights
-come from the model's 4-bit blocks (16 levels, a scale per 32), so a column
-of them loses little more in 8 bits. Measured on short notes, two cores:
-2.5 times the rate of the same layers in 32-bit floats, and vectors at
-cosine 0.99+ to them (see ``docs/recall.md`` for what it does to recall).
+Where the time went (``bench/embedding_breakdown.py``): nearly all of
+embedding a note was the layers' four weight products. This CPU multiplies
+8-bit integers several times as fast as 32-bit floats (AVX-512 VNNI, AVX2
+elsewhere), through onnxruntime's ``MatMulInteger`` (unsigned activations
+times signed weights). Each token's activations are rounded to 8 bits with
+a scale of its own, so a text's vector never depends on the texts batched
+with it (onnxruntime's own dynamic quantisation takes one scale a batch:
+vectors moved by up to 0.013 in cosine with their batch-mates); the
+weights, from the model's 4-bit blocks, with a scale per output column.
+Measured on short notes, two cores: about twice the rate of the same
+layers in 32-bit floats, vectors within a cosine of 0.998 of the C
+engine's (``docs/recall.md``, "From written to findable").
 
-Everything else stays in 32-bit floats: attention, GELU, layer norms.
-The graph is built in memory from the weights at start (a second or so);
-nothing is written to disk.
+Attention, GELU and the layer norms stay in 32-bit floats. The graph is
+built in memory from the weights at start (a second or so); nothing is
+written to disk.
 """
 
 from __future__ import annotations
@@ -68,9 +70,12 @@ class Layers:
         # idle workers sleep rather than spin: the engine stores the last
         # batch on the same cores meanwhile
         options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-        self._session = onnxruntime.InferenceSession(
-            model.SerializeToString(), options, providers=["CPUExecutionProvider"]
-        )
+        try:
+            self._session = onnxruntime.InferenceSession(
+                model.SerializeToString(), options, providers=["CPUExecutionProvider"]
+            )
+        except Exception as exc:  # onnxruntime's errors derive from Exception alone
+            raise RuntimeError(f"onnxruntime cannot run the encoder: {exc}") from exc
 
     def __call__(self, x: FloatArray, lengths: list[int]) -> FloatArray:
         """``x``: the embedded tokens, ``[batch, tokens, hidden]``, each row
