@@ -7,6 +7,7 @@ import os
 import signal
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -256,3 +257,18 @@ async def test_an_engine_slow_to_answer_is_not_hung(tmp_path: Path) -> None:
         assert not await responsive(sock, 2.0)  # past the bound, it is a hang
     finally:
         server.close()
+
+
+async def test_a_stalled_event_loop_is_not_a_hung_engine(tmp_path: Path) -> None:
+    """As it happened in CI: a test blocked the event loop past the hang
+    bound while the watchdog's ping was in flight; the engine had answered
+    at once and must not be taken for hung (and killed)."""
+    engine = EmbeddedFalkor(tmp_path)
+    sock = await engine.start()
+    try:
+        ping = asyncio.create_task(responsive(sock, 1.0))
+        await asyncio.sleep(0)  # the ping is asked
+        time.sleep(2.0)  # blocks this loop past the bound, as a CPU-bound test does
+        assert await ping
+    finally:
+        await engine.stop()

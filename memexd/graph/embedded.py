@@ -37,11 +37,15 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
+import redis
 import redis.asyncio as aioredis
 import redis.exceptions as redis_errors
+from redis.backoff import NoBackoff
+from redis.retry import Retry
 
 from memexd.errors import StartupError, StorageUnavailable
 
@@ -58,7 +62,6 @@ _LOCK_WAIT = 5.0  # a previous memexd's engine may still be flushing its AOF
 _STABLE = 30.0  # a run this long resets the restart backoff
 _REPLAY_FAILED = "AOF-loading-client"
 _WATCH_EVERY = 1.0  # seconds between the watchdog's pings
-_CLOSE_S = 1.0  # the longest the watchdog's ping connection takes to connect or close
 
 
 def engine_files(server: Path | None = None, module: Path | None = None) -> tuple[str, str]:
@@ -363,34 +366,41 @@ async def answers(socket: str) -> bool:
 
 async def responsive(socket: str, seconds: float) -> bool:
     """Whether the engine on ``socket`` answers a ``PING`` within
-    ``seconds`` (any answer counts, an error too: a hung main thread gives none)."""
-    try:
-        # one bound on the whole exchange: only its end is a hang
-        async with asyncio.timeout(seconds):
-            while not await _pinged(socket):
-                await asyncio.sleep(_WATCH_EVERY / 10)
-    except TimeoutError:
-        return False
-    return True
+    ``seconds`` (any answer counts, an error too: a hung main thread gives
+    none). Asked from a thread of its own: this process's event loop may
+    stall (a CPU-bound request; in the test suite, a test that blocks), and
+    a timer that fires late must not pass for the engine's silence."""
+    loop = asyncio.get_running_loop()
+    answer: asyncio.Future[bool] = loop.create_future()
+
+    def ask() -> None:
+        result = _answers(socket, seconds)
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile
+            loop.call_soon_threadsafe(_settle, answer, result)
+
+    # a daemon: a cancelled watchdog (stop()) never waits for its last ping
+    threading.Thread(target=ask, name="memexd-engine-ping", daemon=True).start()
+    return await answer
 
 
-async def _pinged(socket: str) -> bool:
-    """One ``PING``: False when redis-py's own timeout ended it (a slow
-    connect, or this process's event loop stalled), so the caller tries again."""
-    # socket_connect_timeout also bounds closing (redis-py waits that long
-    # for a connection cut mid-command, as when the watchdog is cancelled)
-    client = aioredis.Redis(unix_socket_path=socket, socket_connect_timeout=_CLOSE_S,
-                            socket_timeout=None)  # fmt: skip
+def _settle(answer: asyncio.Future[bool], result: bool) -> None:
+    if not answer.done():
+        answer.set_result(result)
+
+
+def _answers(socket: str, seconds: float) -> bool:
+    """One blocking ``PING``, its connect and its answer each bounded by ``seconds``."""
+    client = redis.Redis(unix_socket_path=socket, socket_timeout=seconds,
+                         socket_connect_timeout=seconds, retry=Retry(NoBackoff(), 0))  # fmt: skip
     try:
-        await client.ping()
+        client.ping()
     except redis_errors.TimeoutError:
         return False
     except (redis_errors.RedisError, OSError):
         pass  # it answered (LOADING), or died: the supervisor sees to that
     finally:
-        # closing must not fail the caller (stop() cancels the watchdog here)
         with contextlib.suppress(redis_errors.RedisError, OSError):
-            await client.aclose()
+            client.close()
     return True
 
 
